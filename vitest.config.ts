@@ -1,0 +1,26 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: `unit` holds the pure pipeline stages (no database, milliseconds),
+// `integration` talks to real SQLite files/memory and the MariaDB on 127.0.0.1:3306.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['packages/typeorm-sharding/src/**/*.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          // Integration files share one MariaDB server; each file uses its own databases.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});

@@ -1,0 +1,55 @@
+import { availableParallelism } from 'node:os';
+import PQueue from 'p-queue';
+import { ShardingConfigError } from '../errors/index.js';
+import type { EngineSettings } from '../engine/sharding-engine.js';
+import type { ShardedDataSourceOptions, ShardingOptions } from './options.js';
+
+/** Checks the shard list: at least one shard, every name non-empty and unique. */
+export function validateShards(options: ShardedDataSourceOptions): void {
+  const shards = (options as { shards?: unknown }).shards;
+  if (!Array.isArray(shards) || shards.length === 0) {
+    throw new ShardingConfigError('ShardedDataSource needs at least one entry in `shards`.');
+  }
+  const seen = new Set<string>();
+  shards.forEach((shard: { name?: unknown }, index) => {
+    if (typeof shard?.name !== 'string' || shard.name.trim() === '') {
+      throw new ShardingConfigError(`shards[${index}] needs a non-empty \`name\`; got ${JSON.stringify(shard?.name)}.`);
+    }
+    if (seen.has(shard.name)) throw new ShardingConfigError(`Shard name "${shard.name}" is used twice; shard names must be unique.`, { shard: shard.name });
+    seen.add(shard.name);
+  });
+  const type = (options as { type?: string }).type;
+  if (type !== 'mysql' && type !== 'mariadb' && type !== 'better-sqlite3') {
+    throw new ShardingConfigError(`ShardedDataSource supports type 'mysql', 'mariadb' and 'better-sqlite3'; got ${JSON.stringify(type)}.`);
+  }
+}
+
+function positiveInteger(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new ShardingConfigError(`sharding.${name} must be a positive integer; got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+/** ShardingOptions with defaults applied, validated eagerly. */
+export function resolveShardingOptions(options: ShardingOptions = {}): EngineSettings {
+  const globalConcurrency = options.globalConcurrency === undefined || options.globalConcurrency === Infinity
+    ? undefined
+    : positiveInteger('globalConcurrency', options.globalConcurrency, 1);
+  if (options.pruning !== undefined && typeof options.pruning !== 'boolean') {
+    throw new ShardingConfigError(`sharding.pruning must be true or false; got ${JSON.stringify(options.pruning)}.`);
+  }
+  if (options.onPhysicalQuery !== undefined && typeof options.onPhysicalQuery !== 'function') {
+    throw new ShardingConfigError('sharding.onPhysicalQuery must be a function.');
+  }
+  const planCacheSize = options.planCacheSize === 0 ? 0 : positiveInteger('planCacheSize', options.planCacheSize, 1000);
+  return {
+    concurrency: positiveInteger('concurrency', options.concurrency, availableParallelism()),
+    maxInValuesPerQuery: positiveInteger('maxInValuesPerQuery', options.maxInValuesPerQuery, 256),
+    pruning: options.pruning ?? true,
+    planCacheSize,
+    globalQueue: globalConcurrency === undefined ? undefined : new PQueue({ concurrency: globalConcurrency }),
+    onPhysicalQuery: options.onPhysicalQuery,
+  };
+}

@@ -1,0 +1,224 @@
+import 'reflect-metadata';
+import { DataSource, type DataSourceOptions, type EntityMetadata, type EntityTarget, type ObjectLiteral, type QueryRunner, type ReplicationMode } from 'typeorm';
+import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
+import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver.js';
+import { ShardConnectionError, ShardingConfigError, ShardingError } from '../errors/index.js';
+import { ShardingEngine, type ExplainedStatement } from '../engine/sharding-engine.js';
+import { dataSourceTarget, type ShardTarget } from '../execute/shard-target.js';
+import type { SqlDialect } from '../parameterize/index.js';
+import type { PlanCacheStats } from '../plan/plan-cache.js';
+import { resolveShardingRules, type ShardingRules } from '../rules/index.js';
+import type { ShardConnectionOptions, ShardedDataSourceOptions } from './options.js';
+import { resolveShardingOptions, validateShards } from './resolve-options.js';
+import { MysqlShardingQueryRunner, SqliteShardingQueryRunner } from './sharding-query-runner.js';
+
+/** Options every shard DataSource gets regardless of what the user set: the sharded source drives these. */
+const DRIVEN_BY_SHARDED_SOURCE = { synchronize: false, migrationsRun: false, dropSchema: false, migrations: [], subscribers: [] };
+
+/**
+ * A TypeORM DataSource whose tables are spread over several databases (shards).
+ *
+ * Use it as any DataSource: repositories, QueryBuilder, `save`, `transaction` and raw
+ * `query` all go through one QueryRunner that routes each statement to the shards that can
+ * hold its rows (see DESIGN.md §2). Each shard is an ordinary TypeORM DataSource, reachable
+ * with `getShardDataSource(name)`.
+ */
+export class ShardedDataSource extends DataSource {
+  /** The options as given (the base DataSource only sees the default shard's). */
+  readonly shardedOptions: ShardedDataSourceOptions;
+  private readonly configError: ShardingError | undefined;
+  private shardSources: DataSource[] = [];
+  private targets: ShardTarget[] = [];
+  private engine: ShardingEngine | undefined;
+  private rules: ShardingRules | undefined;
+
+  constructor(options: ShardedDataSourceOptions) {
+    let configError: ShardingError | undefined;
+    try {
+      validateShards(options);
+      resolveShardingOptions(options.sharding);
+    } catch (error) {
+      if (!(error instanceof ShardingError)) throw error;
+      configError = error;
+    }
+    const { shards, sharding: _sharding, ...base } = options as ShardedDataSourceOptions & Record<string, unknown>;
+    const first = Array.isArray(shards) && shards[0] ? withoutName(shards[0]) : {};
+    const baseType = ['mysql', 'mariadb', 'better-sqlite3'].includes(String(base.type)) ? base.type : 'better-sqlite3';
+    // The base DataSource gets the default shard's options so that its driver speaks the right
+    // dialect; that driver is never connected — statements go through the shard DataSources.
+    super({ ...base, ...first, type: baseType, database: (first as { database?: string }).database ?? base.database ?? ':memory:', ...DRIVEN_BY_SHARDED_SOURCE } as unknown as DataSourceOptions);
+    this.shardedOptions = options;
+    this.configError = configError;
+  }
+
+  /** Names of the shards, in configuration order (the first is the default shard). */
+  get shardNames(): string[] {
+    return this.shardedOptions.shards.map((s) => s.name);
+  }
+
+  /** The TypeORM DataSource of one shard. */
+  getShardDataSource(name: string): DataSource {
+    const index = this.shardNames.indexOf(name);
+    const ds = this.shardSources[index];
+    if (index < 0 || !ds) {
+      throw new ShardingConfigError(`No shard named "${name}"${this.isInitialized ? '' : ' (the data source is not initialised)'}; shards are: ${this.shardNames.join(', ')}.`);
+    }
+    return ds;
+  }
+
+  /** Name of the shard that holds the row of `entity` whose shard key is `key`. */
+  shardOf(entity: EntityTarget<ObjectLiteral>, key: unknown): string {
+    const rules = this.requireRules();
+    const metadata = this.getMetadata(entity);
+    const rule = rules.ruleOf(metadata.tableName);
+    if (!rule || rule.distribution === 'unsharded') return this.shardNames[0]!;
+    if (rule.distribution === 'broadcast') {
+      throw new ShardingConfigError(`${metadata.name} is @Broadcast(): every shard holds every row.`);
+    }
+    return this.shardNames[rule.shardKey!.algorithm.shardIndexOf(key)]!;
+  }
+
+  /** The physical statements `sql` would run, per shard, without running them. */
+  explain(sql: string, parameters: readonly unknown[] = []): ExplainedStatement[] {
+    return this.requireEngine().explain(sql, parameters);
+  }
+
+  /** Plan-cache counters: one entry per statement shape. */
+  get planCacheStats(): PlanCacheStats {
+    return this.requireEngine().planCacheStats;
+  }
+
+  /** The resolved table rules (distribution and shard key per table). */
+  get shardingRules(): ShardingRules {
+    return this.requireRules();
+  }
+
+  override createQueryRunner(mode: ReplicationMode = 'master'): QueryRunner {
+    const engine = this.requireEngine();
+    const runner = this.dialect === 'mysql'
+      ? new MysqlShardingQueryRunner(this.driver as MysqlDriver, mode, engine)
+      : new SqliteShardingQueryRunner(this.driver as BetterSqlite3Driver, mode, engine);
+    Object.assign(runner, { manager: this.createEntityManager(runner) });
+    return runner;
+  }
+
+  /**
+   * Connects every shard (in parallel), builds entity metadata, checks the sharding
+   * decorators, and synchronizes / migrates when asked. On any failure every shard that did
+   * connect is closed again before the error is thrown.
+   */
+  override async initialize(): Promise<this> {
+    if (this.configError) throw this.configError;
+    if (this.isInitialized) throw new ShardingConfigError('This ShardedDataSource is already initialised.');
+    const settings = resolveShardingOptions(this.shardedOptions.sharding);
+    const { shards, sharding: _s, ...base } = this.shardedOptions as ShardedDataSourceOptions & Record<string, unknown>;
+    this.shardSources = shards.map((shard) => new DataSource({ ...base, ...withoutName(shard), ...DRIVEN_BY_SHARDED_SOURCE } as unknown as DataSourceOptions));
+
+    const outcomes = await Promise.allSettled(this.shardSources.map((ds) => ds.initialize()));
+    const failed = outcomes.map((o, i) => ({ o, i })).filter((x) => x.o.status === 'rejected');
+    if (failed.length > 0) {
+      await this.closeShards();
+      const first = failed[0]!;
+      const reason = (first.o as PromiseRejectedResult).reason as Error;
+      throw new ShardConnectionError(
+        `Could not connect shard${failed.length > 1 ? 's' : ''} ${failed.map((f) => shards[f.i]!.name).join(', ')}: ${reason?.message ?? reason}`,
+        { shard: shards[first.i]!.name, cause: reason },
+      );
+    }
+    try {
+      await this.buildMetadatas();
+      this.copyDriverCapabilities(this.shardSources[0]!);
+      this.rules = resolveShardingRules(this.entityMetadatas, this.shardNames, (m, p) => this.normalizedTypeOf(m, p));
+      this.targets = this.shardSources.map((ds, i) => dataSourceTarget(shards[i]!.name, i, ds));
+      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, settings);
+      Object.assign(this, { isInitialized: true });
+      if (this.shardedOptions.dropSchema) await this.dropDatabase();
+      if (this.shardedOptions.migrationsRun) await this.runMigrations({ transaction: this.shardedOptions.migrationsTransactionMode });
+      if (this.shardedOptions.synchronize) await this.synchronize();
+    } catch (error) {
+      Object.assign(this, { isInitialized: false });
+      this.engine = undefined;
+      await this.closeShards();
+      throw error;
+    }
+    return this;
+  }
+
+  /**
+   * Creates the schema on every shard: sharded and broadcast tables everywhere, unsharded
+   * tables on the default shard only.
+   */
+  override async synchronize(dropBeforeSync = false): Promise<void> {
+    this.requireEngine();
+    if (dropBeforeSync) await this.dropDatabase();
+    await Promise.all(this.shardSources.map(async (ds, index) => {
+      const keep = this.entityMetadatas.filter((m) => index === 0 || this.rules!.distributionOf(m.tableName) !== 'unsharded');
+      const own = ds.entityMetadatas.filter((m) => keep.some((k) => k.tableName === m.tableName));
+      Object.assign(ds, { entityMetadatas: own, entityMetadatasMap: new Map(own.map((m) => [m.target, m])) });
+      try {
+        await ds.synchronize();
+      } catch (cause) {
+        throw new ShardConnectionError(`Schema synchronization failed on shard ${this.shardNames[index]}: ${(cause as Error).message}`, {
+          shard: this.shardNames[index],
+          cause,
+        });
+      }
+    }));
+  }
+
+  /** Drops every table on every shard. */
+  override async dropDatabase(): Promise<void> {
+    await Promise.all(this.shardSources.map((ds) => ds.dropDatabase()));
+  }
+
+  /** Closes every shard connection. */
+  override async destroy(): Promise<void> {
+    await this.closeShards();
+    this.engine = undefined;
+    Object.assign(this, { isInitialized: false });
+  }
+
+  private get dialect(): SqlDialect {
+    return this.shardedOptions.type === 'better-sqlite3' ? 'sqlite' : 'mysql';
+  }
+
+  private async closeShards(): Promise<void> {
+    const open = this.shardSources.filter((ds) => ds.isInitialized);
+    const results = await Promise.allSettled(open.map((ds) => ds.destroy()));
+    this.shardSources = [];
+    this.targets = [];
+    const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
+    if (failed) throw new ShardConnectionError(`Closing a shard failed: ${(failed.reason as Error)?.message}`, { cause: failed.reason });
+  }
+
+  /** Version-dependent driver features (RETURNING, CTEs) as detected on the default shard. */
+  private copyDriverCapabilities(defaultShard: DataSource): void {
+    const from = defaultShard.driver as unknown as Record<string, unknown>;
+    const to = this.driver as unknown as Record<string, unknown>;
+    for (const key of ['version', '_isReturningSqlSupported', 'cteCapabilities', 'uuidColumnTypeSuported']) {
+      if (key in from) to[key] = from[key];
+    }
+  }
+
+  private normalizedTypeOf(metadata: EntityMetadata, propertyName: string): string {
+    const column = metadata.columns.find((c) => c.propertyName === propertyName);
+    if (!column) return '';
+    return String(this.driver.normalizeType(column));
+  }
+
+  private requireEngine(): ShardingEngine {
+    if (!this.engine) throw new ShardingConfigError('The ShardedDataSource is not initialised; call initialize() first.');
+    return this.engine;
+  }
+
+  private requireRules(): ShardingRules {
+    if (!this.rules) throw new ShardingConfigError('The ShardedDataSource is not initialised; call initialize() first.');
+    return this.rules;
+  }
+}
+
+function withoutName(shard: ShardConnectionOptions): Record<string, unknown> {
+  const { name: _name, ...rest } = shard as ShardConnectionOptions & Record<string, unknown>;
+  return rest;
+}
+

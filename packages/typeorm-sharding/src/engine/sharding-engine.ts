@@ -1,0 +1,160 @@
+import type PQueue from 'p-queue';
+import type { QueryResult } from 'typeorm';
+import type { PhysicalQueryEvent } from '../data-source/options.js';
+import { UnsupportedShardingError } from '../errors/index.js';
+import { executeStatements, type ExecutorSettings } from '../execute/executor.js';
+import type { ShardTarget } from '../execute/shard-target.js';
+import { buildMerge, collectRows, type MergeSpec, type Row } from '../merge/index.js';
+import { parameterize, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
+import { analyze } from '../plan/analyze.js';
+import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
+import type { Plan, SelectPlan, WritePlan } from '../plan/plan.js';
+import { rewriteUnit } from '../rewrite/rewrite-select.js';
+import type { PhysicalStatement } from '../rewrite/physical-statement.js';
+import { routeByKey, type RouteSettings } from '../route/index.js';
+import type { ShardingRules } from '../rules/index.js';
+import type { ShardSession } from '../session/shard-session.js';
+import { insertRowsOf } from '../write/insert-rows.js';
+import { rewriteInsert } from '../write/rewrite-insert.js';
+import { routeInsert } from '../write/route-insert.js';
+import { rowsResult, writesResult } from './query-result.js';
+
+/** Resolved settings of the engine. */
+export interface EngineSettings extends RouteSettings {
+  readonly concurrency: number;
+  readonly planCacheSize: number;
+  readonly globalQueue: PQueue | undefined;
+  readonly onPhysicalQuery: ((event: PhysicalQueryEvent) => void) | undefined;
+}
+
+/** What `explain()` returns for one physical statement. */
+export interface ExplainedStatement {
+  readonly shard: string;
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
+/** The physical work of one logical statement. */
+type Work =
+  | { readonly kind: 'session'; readonly plan: Extract<Plan, { kind: 'session' }> }
+  | { readonly kind: 'rows'; readonly statements: readonly PhysicalStatement[]; readonly merge: MergeSpec | undefined }
+  | { readonly kind: 'writes'; readonly statements: readonly PhysicalStatement[]; readonly sequential: boolean };
+
+/**
+ * The pipeline of DESIGN.md §2 wired together: parameterize → plan cache → route → rewrite →
+ * execute → merge. One engine per ShardedDataSource; stateless per query apart from the
+ * plan cache, so it is shared by every QueryRunner.
+ */
+export class ShardingEngine {
+  private readonly plans: PlanCache;
+  private readonly executor: ExecutorSettings;
+
+  constructor(
+    readonly rules: ShardingRules,
+    readonly targets: readonly ShardTarget[],
+    readonly dialect: SqlDialect,
+    readonly settings: EngineSettings,
+  ) {
+    this.plans = new PlanCache(settings.planCacheSize);
+    this.executor = { concurrency: settings.concurrency, globalQueue: settings.globalQueue, onPhysicalQuery: settings.onPhysicalQuery };
+  }
+
+  /** Plan-cache counters. */
+  get planCacheStats(): PlanCacheStats {
+    return this.plans.stats;
+  }
+
+  /** Runs one logical statement and returns what the driver's own runner would have returned. */
+  async query(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<QueryResult> {
+    const work = this.plan(sql, parameters ?? []);
+    if (work.kind === 'session') {
+      await session.control({ sql, parameters: parameters ?? [] }, work.plan.control);
+      return rowsResult([]);
+    }
+    if (work.statements.length === 0) return work.kind === 'rows' ? rowsResult([]) : writesResult([rowsResult([])], this.dialect);
+    if (work.kind === 'writes') {
+      const results = work.sequential
+        ? await this.runSequentially(work.statements, session)
+        : await executeStatements(work.statements, this.targets, session, this.executor);
+      return writesResult(results, this.dialect);
+    }
+    const results = await executeStatements(work.statements, this.targets, session, this.executor);
+    if (results.length === 1) return results[0]!;
+    const inputs = results.map((r) => arrayStream((r.records ?? []) as Row[]));
+    return rowsResult(await collectRows(buildMerge(work.merge!, inputs)));
+  }
+
+  /** The physical statements a logical statement would run, without running them. */
+  explain(sql: string, parameters: readonly unknown[] = []): ExplainedStatement[] {
+    const work = this.plan(sql, parameters);
+    if (work.kind === 'session') return [];
+    return work.statements.map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters }));
+  }
+
+  private plan(sql: string, parameters: readonly unknown[]): Work {
+    const p = parameterize(sql, parameters, this.dialect);
+    const plan = this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect));
+    const same = (shard: number): PhysicalStatement => ({ shard, sql, parameters });
+    switch (plan.kind) {
+      case 'session':
+        return { kind: 'session', plan };
+      case 'default-shard':
+        return { kind: 'rows', statements: [same(0)], merge: undefined };
+      case 'all-shards':
+        return { kind: 'writes', statements: this.targets.map((t) => same(t.index)), sequential: true };
+      case 'insert': {
+        const rule = this.rules.ruleOf(plan.table)!;
+        const rows = insertRowsOf(p, this.dialect);
+        const units = routeInsert(p, rows, plan.keyColumnIndex!, rule.shardKey!, plan.table);
+        return { kind: 'writes', statements: units.map((u) => rewriteInsert(p, rows, u)), sequential: false };
+      }
+      case 'write':
+        return { kind: 'writes', statements: this.routeAndRewrite(p, plan), sequential: false };
+      case 'select': {
+        const statements = this.routeAndRewrite(p, plan);
+        return { kind: 'rows', statements, merge: statements.length > 1 ? mergeWithLimit(plan, p) : undefined };
+      }
+    }
+  }
+
+  private routeAndRewrite(p: ParameterizedSql, plan: SelectPlan | WritePlan): PhysicalStatement[] {
+    const rule = this.rules.ruleOf(plan.table)!;
+    const route = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings);
+    if (route.kind === 'nowhere') return [];
+    const scatter = route.units.length > 1;
+    if (scatter && plan.kind === 'select' && !plan.merge) {
+      throw new UnsupportedShardingError(
+        `This query needs a cross-shard merge that is not supported yet (${plan.unmergeable ?? 'unknown'}); it reaches ${new Set(route.units.map((u) => u.shard)).size} shards. Add a shard-key condition so it reaches one shard.`,
+        { sql: p.sql, stage: 'merge' },
+      );
+    }
+    const ctx = {
+      p,
+      dialect: this.dialect,
+      scatter,
+      limit: plan.kind === 'select' ? plan.limit : undefined,
+      dropLimit: plan.kind === 'select' && !plan.pushLimit,
+      derivedColumns: plan.kind === 'select' ? plan.derivedColumns : [],
+    };
+    return route.units.map((unit) => rewriteUnit(unit, ctx));
+  }
+
+  private async runSequentially(statements: readonly PhysicalStatement[], session: ShardSession): Promise<QueryResult[]> {
+    const results: QueryResult[] = [];
+    for (const s of statements) results.push(...(await executeStatements([s], this.targets, session, this.executor)));
+    return results;
+  }
+}
+
+async function* arrayStream(rows: readonly Row[]): AsyncIterable<Row> {
+  yield* rows;
+}
+
+/** The plan's merge with this statement's OFFSET/LIMIT values filled in. */
+function mergeWithLimit(plan: SelectPlan, p: ParameterizedSql): MergeSpec {
+  const base: MergeSpec = plan.merge ?? { kind: 'concat' };
+  if (!plan.limit) return base;
+  const count = Number(p.slots[plan.limit.countSlot]!.value);
+  const offset = plan.limit.offsetSlot === undefined ? 0 : Number(p.slots[plan.limit.offsetSlot]!.value);
+  return { ...base, limit: { offset, count } };
+}

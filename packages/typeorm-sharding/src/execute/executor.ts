@@ -1,0 +1,90 @@
+import PQueue from 'p-queue';
+import type { QueryResult } from 'typeorm';
+import { ShardQueryError } from '../errors/index.js';
+import type { PhysicalQueryEvent } from '../data-source/options.js';
+import type { PhysicalStatement } from '../rewrite/physical-statement.js';
+import type { ShardSession } from '../session/shard-session.js';
+import type { ShardTarget } from './shard-target.js';
+
+/** Executor settings, resolved from ShardingOptions. */
+export interface ExecutorSettings {
+  /** Physical statements in flight per logical statement. */
+  readonly concurrency: number;
+  /** Shared cap across logical statements, or undefined for none. */
+  readonly globalQueue: PQueue | undefined;
+  readonly onPhysicalQuery: ((event: PhysicalQueryEvent) => void) | undefined;
+}
+
+/**
+ * Runs physical statements through a sliding window of `concurrency` (the article's choice:
+ * enough to overlap round trips, few enough not to swamp the shards). Results come back in
+ * statement order. If one fails, statements not yet started are dropped, running ones are
+ * awaited (so every connection is back in its pool), and one `ShardQueryError` is thrown:
+ * no partial result ever escapes.
+ */
+export async function executeStatements(
+  statements: readonly PhysicalStatement[],
+  targets: readonly ShardTarget[],
+  session: ShardSession,
+  settings: ExecutorSettings,
+): Promise<QueryResult[]> {
+  if (statements.length === 1) return [await runGuarded(statements[0]!, targets, session, settings)];
+  const results = new Array<QueryResult>(statements.length);
+  const window = new PQueue({ concurrency: Math.min(settings.concurrency, statements.length) });
+  let failure: unknown;
+  statements.forEach((statement, index) => {
+    void window
+      .add(async () => {
+        if (failure !== undefined) return;
+        results[index] = await runGuarded(statement, targets, session, settings);
+      })
+      .catch((error: unknown) => {
+        if (failure === undefined) {
+          failure = error;
+          window.clear();
+        }
+      });
+  });
+  await window.onIdle();
+  if (failure !== undefined) throw failure;
+  return results;
+}
+
+function runGuarded(statement: PhysicalStatement, targets: readonly ShardTarget[], session: ShardSession, settings: ExecutorSettings): Promise<QueryResult> {
+  const run = () => runOne(statement, targets[statement.shard]!, session, settings);
+  return settings.globalQueue ? (settings.globalQueue.add(run) as Promise<QueryResult>) : run();
+}
+
+async function runOne(statement: PhysicalStatement, target: ShardTarget, session: ShardSession, settings: ExecutorSettings): Promise<QueryResult> {
+  const started = performance.now();
+  const runner = await session.acquire(target);
+  try {
+    const result = (await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult;
+    settings.onPhysicalQuery?.({
+      shard: target.name,
+      sql: statement.sql,
+      parameters: statement.parameters,
+      durationMs: performance.now() - started,
+      rowCount: result.records?.length ? result.records.length : (result.affected ?? 0),
+    });
+    return result;
+  } catch (cause) {
+    settings.onPhysicalQuery?.({
+      shard: target.name,
+      sql: statement.sql,
+      parameters: statement.parameters,
+      durationMs: performance.now() - started,
+      rowCount: 0,
+      error: cause,
+    });
+    const reason = (cause as { driverError?: { message?: string }; message?: string })?.driverError?.message ?? (cause as Error)?.message;
+    throw new ShardQueryError(`Shard ${target.name} failed: ${reason}\n  physical SQL: ${statement.sql}`, {
+      shard: target.name,
+      sql: statement.sql,
+      parameters: statement.parameters,
+      cause,
+    });
+  } finally {
+    await session.done(target, runner);
+  }
+}

@@ -1,0 +1,290 @@
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
+import { UnsupportedShardingError } from '../errors/index.js';
+import type { ShardingRules } from '../rules/index.js';
+import { columnRefOf, fromItemsOf, slotOf, textOf, type AstNode } from './ast.js';
+import { keyConditionOf } from './key-condition.js';
+import { mergeSpecOf } from './merge-spec-of.js';
+import type { DerivedColumn, LimitPlan, Plan } from './plan.js';
+import type { SelectShape, ShapeAggregate, ShapeSortKey, SortType } from './select-shape.js';
+import { tableRefsOf, type TableRef } from './table-refs.js';
+import type { SqlDialect } from '../parameterize/index.js';
+
+/** Alias prefix of columns the planner adds for the merge; they are stripped from results. */
+export const DERIVED_PREFIX = '__shard_';
+
+/** Plans a SELECT whose text names at least one sharded or broadcast table. */
+export function analyzeSelect(ast: AstNode, rules: ShardingRules, dialect: SqlDialect, sql: string): Plan {
+  const refs = tableRefsOf(ast, rules);
+  const sharded = refs.filter((r) => r.rule?.distribution === 'sharded');
+  if (sharded.length === 0) return { kind: 'default-shard', reason: 'no sharded table' };
+  const unsharded = refs.filter((r) => (r.rule?.distribution ?? 'unsharded') === 'unsharded');
+  if (unsharded.length > 0) {
+    throw new UnsupportedShardingError(
+      `The query reads sharded table "${sharded[0]!.name}" together with unsharded table "${unsharded[0]!.name}", which lives only on the default shard; such a join cannot be answered per shard. Query them separately, or make "${unsharded[0]!.name}" @Broadcast().`,
+      { sql },
+    );
+  }
+  const primary = sharded[0]!;
+  const keyAliases = bindShardedTables(ast, sharded, sql);
+
+  const home = primary.home;
+  const homeTables = fromItemsOf(home);
+  const isKey = (node: AstNode): boolean => {
+    const ref = columnRefOf(node);
+    if (!ref) return false;
+    if (ref.table === undefined) {
+      const only = homeTables.length === 1 ? sharded.find((s) => s.home === home) : undefined;
+      return only !== undefined && ref.column.toLowerCase() === only.rule!.shardKey!.columnName.toLowerCase();
+    }
+    const key = keyAliases.get(ref.table);
+    return key !== undefined && key.toLowerCase() === ref.column.toLowerCase();
+  };
+  const prunableLists: number[] = [];
+  const condition = keyConditionOf(home.where, isKey, prunableLists);
+
+  const { shape, derivedColumns, unmergeable } = shapeOf(ast, refs, rules, dialect, keyAliases);
+  const innerProblem = innerSelectProblem(ast);
+  return {
+    kind: 'select',
+    table: primary.name,
+    condition,
+    prunableLists,
+    limit: limitOf(ast),
+    pushLimit: !((shape.groupBy.length > 0 || shape.distinct) && !shape.groupsAreShardLocal),
+    merge: unmergeable || innerProblem ? undefined : mergeSpecOf(shape, derivedColumns) ?? { kind: 'concat' },
+    derivedColumns,
+    unmergeable: unmergeable ?? innerProblem,
+  };
+}
+
+/**
+ * Every sharded table must be joined to the first one on equal shard keys (a binding join:
+ * matching rows are then on the same shard). Returns alias → key column of the bound tables.
+ */
+function bindShardedTables(ast: AstNode, sharded: readonly TableRef[], sql: string): Map<string, string> {
+  const keyOf = new Map<string, string>(sharded.map((s) => [s.alias, s.rule!.shardKey!.columnName]));
+  const algorithmOf = (s: TableRef) => `${s.rule!.shardKey!.algorithm.name}/${s.rule!.shardKey!.kind}`;
+  const bound = new Set<string>([sharded[0]!.alias]);
+  if (sharded.length === 1) return keyOf;
+  const equalities: [string, string][] = [];
+  const visit = (n: AstNode | null | undefined): void => {
+    if (!n || typeof n !== 'object') return;
+    if (n.type === 'binary_expr' && n.operator === '=') {
+      const l = columnRefOf(n.left);
+      const r = columnRefOf(n.right);
+      if (l?.table && r?.table && keyOf.get(l.table)?.toLowerCase() === l.column.toLowerCase() && keyOf.get(r.table)?.toLowerCase() === r.column.toLowerCase()) {
+        equalities.push([l.table, r.table]);
+      }
+    }
+    for (const k in n) if (k !== 'loc' && typeof n[k] === 'object') visit(n[k]);
+  };
+  visit(ast);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [a, b] of equalities) {
+      if (bound.has(a) !== bound.has(b)) {
+        bound.add(a);
+        bound.add(b);
+        changed = true;
+      }
+    }
+  }
+  for (const s of sharded) {
+    if (!bound.has(s.alias)) {
+      throw new UnsupportedShardingError(
+        `The query joins sharded tables "${sharded[0]!.name}" and "${s.name}" without equating their shard keys, so matching rows may be on different shards.`,
+        { sql },
+      );
+    }
+    if (algorithmOf(s) !== algorithmOf(sharded[0]!)) {
+      throw new UnsupportedShardingError(
+        `The query joins sharded tables "${sharded[0]!.name}" and "${s.name}" that use different sharding algorithms, so equal keys may be on different shards.`,
+        { sql },
+      );
+    }
+  }
+  return keyOf;
+}
+
+function limitOf(ast: AstNode): LimitPlan | undefined {
+  const limit = ast.limit;
+  if (!limit || !Array.isArray(limit.value) || limit.value.length === 0) return undefined;
+  const values = limit.value.map((v: AstNode) => slotOf(v));
+  if (values.some((v: number | undefined) => v === undefined)) return undefined;
+  if (values.length === 1) return { countSlot: values[0]!, offsetSlot: undefined };
+  return limit.seperator === 'offset'
+    ? { countSlot: values[0]!, offsetSlot: values[1]! }
+    : { countSlot: values[1]!, offsetSlot: values[0]! };
+}
+
+/** Subqueries whose own LIMIT / grouping would need a global view to be right. */
+function innerSelectProblem(ast: AstNode): string | undefined {
+  let problem: string | undefined;
+  const visit = (n: unknown, isRoot: boolean): void => {
+    if (problem || n === null || typeof n !== 'object') return;
+    const node = n as AstNode;
+    if (!isRoot && node.type === 'select') {
+      if (node.limit?.value?.length) problem = 'a subquery with LIMIT';
+      else if (node.groupby?.columns?.length) problem = 'a subquery with GROUP BY';
+      else if (node.distinct) problem = 'a subquery with DISTINCT';
+      else if ((node.columns ?? []).some((c: AstNode) => c?.expr?.type === 'aggr_func')) problem = 'a subquery with aggregates';
+    }
+    for (const k in node) if (k !== 'loc' && k !== 'tableList' && k !== 'columnList') visit(node[k], false);
+  };
+  visit(ast, true);
+  return problem ? `${problem} over several shards` : undefined;
+}
+
+interface ShapeResult {
+  readonly shape: SelectShape;
+  readonly derivedColumns: DerivedColumn[];
+  readonly unmergeable: string | undefined;
+}
+
+/** Describes the outermost select in terms of result columns. */
+function shapeOf(ast: AstNode, refs: readonly TableRef[], rules: ShardingRules, dialect: SqlDialect, keyAliases: ReadonlyMap<string, string>): ShapeResult {
+  const columns: AstNode[] = Array.isArray(ast.columns) ? ast.columns : [];
+  const hasStar = columns.some((c) => c?.expr?.type === 'column_ref' && textOf(c.expr.column) === '*') || ast.columns === '*';
+  const derivedColumns: DerivedColumn[] = [];
+  let unmergeable: string | undefined;
+
+  const aliasOfColumn = (c: AstNode): string | undefined => {
+    if (c.as) return textOf(c.as);
+    const ref = columnRefOf(c.expr);
+    return ref?.column;
+  };
+  /** The result alias holding `expr`, if the select list already has it. */
+  const findAlias = (expr: AstNode): string | undefined => {
+    const ref = columnRefOf(expr);
+    for (const c of columns) {
+      const cref = columnRefOf(c.expr);
+      if (ref && cref && cref.column === ref.column && (cref.table === ref.table || ref.table === undefined)) return aliasOfColumn(c);
+      if (ref && ref.table === undefined && textOf(c.as) === ref.column) return textOf(c.as);
+    }
+    if (ref && hasStar) return ref.column;
+    return undefined;
+  };
+
+  const resolved = (expr: AstNode) => resolveColumn(expr, ast, refs, rules);
+  const sortTypeOf = (expr: AstNode): { type: SortType; ci: boolean } => {
+    const col = resolved(expr);
+    if (!col) return { type: 'auto', ci: false };
+    return typeFamily(col, dialect);
+  };
+
+  const orderBy: ShapeSortKey[] = [];
+  for (const item of (ast.orderby ?? []) as AstNode[]) {
+    const direction = String(item.type ?? 'ASC').toUpperCase() === 'DESC' ? 'DESC' : 'ASC';
+    let alias = findAlias(item.expr);
+    if (alias === undefined) {
+      const ref = columnRefOf(item.expr);
+      if (!ref) {
+        unmergeable ??= 'ORDER BY an expression that is not in the select list';
+        continue;
+      }
+      alias = `${DERIVED_PREFIX}sort_${derivedColumns.length}`;
+      derivedColumns.push({ expression: ref.table ? `\`${ref.table}\`.\`${ref.column}\`` : `\`${ref.column}\``, alias });
+    }
+    const { type, ci } = sortTypeOf(item.expr);
+    orderBy.push({ column: alias, direction, type, caseInsensitive: ci });
+  }
+
+  const aggregates: ShapeAggregate[] = [];
+  for (const c of columns) {
+    const expr = c?.expr;
+    if (expr?.type !== 'aggr_func') continue;
+    const alias = textOf(c.as);
+    const fn = String(expr.name).toUpperCase();
+    if (!alias) {
+      unmergeable ??= `${fn}() without an alias`;
+      continue;
+    }
+    if (fn === 'COUNT' && expr.args?.distinct) {
+      // COUNT(DISTINCT key): each key value lives on one shard, so partial counts add up.
+      const ref = columnRefOf(expr.args.expr);
+      const isShardKey = ref?.table !== undefined && keyAliases.get(ref.table)?.toLowerCase() === ref.column.toLowerCase();
+      if (!isShardKey) unmergeable ??= 'COUNT(DISTINCT …) of a column other than the shard key';
+      aggregates.push({ column: alias, fn: 'COUNT', type: 'numeric' });
+      continue;
+    }
+    if (fn === 'COUNT' || fn === 'SUM' || fn === 'MIN' || fn === 'MAX') {
+      const arg = expr.args?.expr;
+      aggregates.push({ column: alias, fn, type: fn === 'COUNT' ? 'numeric' : arg ? sortTypeOf(arg).type : 'auto' });
+      continue;
+    }
+    unmergeable ??= `${fn}() over several shards`;
+  }
+  if (ast.having) unmergeable ??= 'HAVING over several shards';
+
+  const groupBy: string[] = [];
+  for (const g of (ast.groupby?.columns ?? []) as AstNode[]) {
+    const alias = findAlias(g);
+    if (alias === undefined) unmergeable ??= 'GROUP BY a column that is not in the select list';
+    else groupBy.push(alias);
+  }
+  const distinct = Boolean(ast.distinct);
+  const groupCols = distinct ? columns.map((c) => c.expr) : (ast.groupby?.columns ?? []) as AstNode[];
+  const groupsAreShardLocal = (groupBy.length > 0 || distinct) && groupCols.some((g) => {
+    const col = resolveKey(g, ast, refs, keyAliases);
+    return col;
+  });
+
+  return { shape: { orderBy, groupBy, aggregates, distinct, groupsAreShardLocal }, derivedColumns, unmergeable };
+}
+
+/** The entity column behind an expression of the select, following derived tables. */
+function resolveColumn(expr: AstNode, select: AstNode, refs: readonly TableRef[], rules: ShardingRules): ColumnMetadata | undefined {
+  const ref = columnRefOf(expr);
+  if (!ref) return undefined;
+  for (const item of fromItemsOf(select)) {
+    const alias = item.as ?? item.table;
+    if (ref.table !== undefined && alias !== ref.table) continue;
+    if (typeof item.table === 'string') {
+      const rule = rules.ruleOf(item.table);
+      const col = rule?.metadata.columns.find((c) => c.databaseName === ref.column);
+      if (col) return col;
+    } else if (item.expr?.ast) {
+      const inner = item.expr.ast as AstNode;
+      for (const c of (inner.columns ?? []) as AstNode[]) {
+        const name = textOf(c.as) ?? columnRefOf(c.expr)?.column;
+        if (name === ref.column) return resolveColumn(c.expr, inner, refs, rules);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** True when the expression is the shard key of a bound table (following derived tables). */
+function resolveKey(expr: AstNode, select: AstNode, refs: readonly TableRef[], keyAliases: ReadonlyMap<string, string>): boolean {
+  const ref = columnRefOf(expr);
+  if (!ref) return false;
+  for (const item of fromItemsOf(select)) {
+    const alias = item.as ?? item.table;
+    if (ref.table !== undefined && alias !== ref.table) continue;
+    if (typeof item.table === 'string') {
+      if (keyAliases.get(alias)?.toLowerCase() === ref.column.toLowerCase()) return true;
+    } else if (item.expr?.ast) {
+      const inner = item.expr.ast as AstNode;
+      for (const c of (inner.columns ?? []) as AstNode[]) {
+        const name = textOf(c.as) ?? columnRefOf(c.expr)?.column;
+        if (name === ref.column && resolveKey(c.expr, inner, refs, keyAliases)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+const NUMERIC = /^(tinyint|smallint|mediumint|int|integer|bigint|decimal|numeric|float|double|real|dec|int2|int4|int8|double precision|year|bit)$/;
+const DATES = /^(date|datetime|timestamp|time)$/;
+
+function typeFamily(column: ColumnMetadata, dialect: SqlDialect): { type: SortType; ci: boolean } {
+  const raw = column.type;
+  const t = (typeof raw === 'string' ? raw : raw === Number ? 'int' : raw === Date ? 'datetime' : raw === String ? 'varchar' : raw === Boolean ? 'tinyint' : '').toLowerCase();
+  if (NUMERIC.test(t)) return { type: 'numeric', ci: false };
+  if (DATES.test(t)) return { type: 'date', ci: false };
+  if (t === '') return { type: 'auto', ci: false };
+  // MySQL/MariaDB default collations (utf8mb4_general_ci, utf8mb4_unicode_ci, …) compare case-insensitively.
+  const collation = column.collation ?? '';
+  const ci = dialect === 'mysql' && !/_bin$|binary/i.test(collation);
+  return { type: 'string', ci };
+}

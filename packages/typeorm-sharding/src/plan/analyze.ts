@@ -1,0 +1,72 @@
+import { UnsupportedShardingError } from '../errors/index.js';
+import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
+import type { ShardingRules } from '../rules/index.js';
+import type { TransactionControl } from '../session/shard-session.js';
+import { parseStatement, type AstNode } from './ast.js';
+import { analyzeInsert } from './analyze-insert.js';
+import { analyzeSelect } from './analyze-select.js';
+import { analyzeWrite } from './analyze-write.js';
+import type { Plan } from './plan.js';
+import { mentionsDistributedTable, quotedIdentifiersOf } from './table-refs.js';
+
+const DDL_VERBS = new Set(['CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'COMMENT', 'OPTIMIZE', 'ANALYZE']);
+
+/**
+ * Decides what to do with one statement shape. Runs once per shape (plan-cache miss);
+ * everything value-dependent is left to `route`.
+ */
+export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlDialect): Plan {
+  const control = transactionControlOf(p);
+  if (control) return { kind: 'session', control };
+
+  const verb = p.verb;
+  // Statements that name no sharded or broadcast table need no parsing: default shard as is.
+  const distributed = mentionsDistributedTable(p.parserSql, rules);
+  if (!distributed && verb !== 'PRAGMA') return { kind: 'default-shard', reason: 'names no sharded or broadcast table' };
+
+  if (verb === 'INSERT' || verb === 'REPLACE') return analyzeInsert(p, rules, dialect);
+  if (DDL_VERBS.has(verb)) return { kind: 'all-shards', reason: 'DDL of a sharded or broadcast table' };
+  if (verb === 'PRAGMA') return { kind: 'all-shards', reason: 'PRAGMA applies per database' };
+
+  if (verb === 'SELECT' || verb === 'WITH' || verb === 'UPDATE' || verb === 'DELETE') {
+    let ast: AstNode;
+    try {
+      ast = parseStatement(p.parserSql);
+    } catch (cause) {
+      throw new UnsupportedShardingError(
+        `Cannot analyse a statement on sharded/broadcast tables (${quotedIdentifiersOf(p.parserSql).filter((n) => rules.distributionOf(n) !== 'unsharded').join(', ')}): ${(cause as Error).message}`,
+        { sql: p.sql, cause },
+      );
+    }
+    if (ast.type === 'select') {
+      if (ast._next) throw new UnsupportedShardingError('UNION over sharded tables is not supported yet.', { sql: p.sql });
+      return analyzeSelect(ast, rules, dialect, p.sql);
+    }
+    if (ast.type === 'update' || ast.type === 'delete') return analyzeWrite(ast, rules, p.sql);
+  }
+  throw new UnsupportedShardingError(`Statements starting with ${verb || 'this text'} are not supported on sharded or broadcast tables.`, { sql: p.sql });
+}
+
+function transactionControlOf(p: ParameterizedSql): TransactionControl | undefined {
+  const head = p.key.slice(0, 40).toUpperCase();
+  switch (p.verb) {
+    case 'BEGIN':
+      return 'begin';
+    case 'START':
+      return head.startsWith('START TRANSACTION') ? 'begin' : undefined;
+    case 'COMMIT':
+      return 'commit';
+    case 'ROLLBACK':
+      return /^ROLLBACK\s+(WORK\s+)?TO\b/.test(head) ? 'rollback-to-savepoint' : 'rollback';
+    case 'SAVEPOINT':
+      return 'savepoint';
+    case 'RELEASE':
+      return 'release-savepoint';
+    case 'SET':
+      return /^SET\s+(SESSION\s+)?TRANSACTION\b/.test(head) ? 'set-isolation' : undefined;
+    case 'PRAGMA':
+      return /^PRAGMA\s+READ_UNCOMMITTED\b/.test(head) ? 'set-isolation' : undefined;
+    default:
+      return undefined;
+  }
+}

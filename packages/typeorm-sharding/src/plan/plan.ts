@@ -1,0 +1,106 @@
+/**
+ * Plans are the cached, value-free analysis of one statement shape (one `ParameterizedSql.key`).
+ * They refer to values only by slot number (`:p<n>`) and IN-list number (`(:l<k>)`),
+ * so one plan serves every statement of that shape whatever its values or list lengths.
+ */
+import type { TransactionControl } from '../session/shard-session.js';
+import type { MergeSpec } from '../merge/index.js';
+
+/** Where a table's rows live. */
+export type TableDistribution = 'sharded' | 'broadcast' | 'unsharded';
+
+/** A reference to a value of the statement: slot n or every item of IN list k. */
+export type ValueRef =
+  | { readonly kind: 'slot'; readonly slot: number }
+  | { readonly kind: 'in-list'; readonly list: number };
+
+/**
+ * What the WHERE clause says about the shard key of the statement's sharded table,
+ * as a small boolean tree evaluated at route time with the statement's values.
+ */
+export type KeyCondition =
+  /** No restriction on the key can be derived: every shard. */
+  | { readonly kind: 'any' }
+  /** The key equals one of these values (`=`, `IN`, ORs of `=`). */
+  | { readonly kind: 'values'; readonly refs: readonly ValueRef[] }
+  /** `:pA = :pB` between two literal slots (TypeORM writes `In([])` as `0=1`): false when they differ. */
+  | { readonly kind: 'const-equal'; readonly left: number; readonly right: number }
+  | { readonly kind: 'and'; readonly terms: readonly KeyCondition[] }
+  | { readonly kind: 'or'; readonly terms: readonly KeyCondition[] };
+
+/** `LIMIT count` / `LIMIT offset, count` / `LIMIT count OFFSET offset`, by slot. */
+export interface LimitPlan {
+  readonly countSlot: number;
+  readonly offsetSlot: number | undefined;
+}
+
+/** A column added to the select list so the merge can sort by it; stripped from results. */
+export interface DerivedColumn {
+  /** Expression text (identifiers in backticks as in parserSql, to be re-quoted by dialect). */
+  readonly expression: string;
+  readonly alias: string;
+}
+
+/** A SELECT (or a statement whose result rows come back like one). */
+export interface SelectPlan {
+  readonly kind: 'select';
+  /** The sharded table whose key routes the statement. */
+  readonly table: string;
+  readonly condition: KeyCondition;
+  /**
+   * IN lists on the shard key that sit under ANDs only, so that each shard may be sent just
+   * its own values (under an OR a list must be sent whole).
+   */
+  readonly prunableLists: readonly number[];
+  /** LIMIT of the outermost query, pushed down as `LIMIT offset+count` when several statements run. */
+  readonly limit: LimitPlan | undefined;
+  /**
+   * False when groups (GROUP BY / DISTINCT) may span shards: then every shard must send all
+   * its groups and the LIMIT is applied only after the merge.
+   */
+  readonly pushLimit: boolean;
+  /** How rows from several statements become one result; undefined = plain concatenation is exact. */
+  readonly merge: MergeSpec | undefined;
+  /** Columns appended to the outer select list for the merge. */
+  readonly derivedColumns: readonly DerivedColumn[];
+  /** Why the result could not be merged exactly, when it cannot (raised only if several shards are hit). */
+  readonly unmergeable: string | undefined;
+}
+
+/** INSERT / REPLACE: rows split by the shard-key column of each VALUES row. */
+export interface InsertPlan {
+  readonly kind: 'insert';
+  readonly table: string;
+  readonly distribution: TableDistribution;
+  /** Position of the shard-key column in the column list; undefined when not sharded. */
+  readonly keyColumnIndex: number | undefined;
+}
+
+/** UPDATE / DELETE on a sharded table: routed by the WHERE clause, affected rows summed. */
+export interface WritePlan {
+  readonly kind: 'write';
+  readonly table: string;
+  readonly condition: KeyCondition;
+  readonly prunableLists: readonly number[];
+}
+
+/** Runs unchanged on one shard (unsharded tables, broadcast reads, SHOW, information_schema …). */
+export interface DefaultShardPlan {
+  readonly kind: 'default-shard';
+  readonly reason: string;
+}
+
+/** Runs unchanged on every shard, one after the other (DDL and writes of broadcast tables). */
+export interface AllShardsPlan {
+  readonly kind: 'all-shards';
+  readonly reason: string;
+}
+
+/** Transaction control, handled by the session. */
+export interface SessionPlan {
+  readonly kind: 'session';
+  readonly control: TransactionControl;
+}
+
+/** Everything the planner can decide. Each stage handles every kind (see `route`). */
+export type Plan = SelectPlan | InsertPlan | WritePlan | DefaultShardPlan | AllShardsPlan | SessionPlan;

@@ -1,0 +1,40 @@
+import type { ShardingRules, TableRule } from '../rules/index.js';
+import { fromItemsOf, selectsOf, type AstNode } from './ast.js';
+
+/** One table named in a FROM clause (any depth), with the select it belongs to. */
+export interface TableRef {
+  readonly name: string;
+  /** The name the query uses for it: its alias, else its name. */
+  readonly alias: string;
+  readonly rule: TableRule | undefined;
+  /** The SELECT whose FROM lists this table (for UPDATE/DELETE: the statement). */
+  readonly home: AstNode;
+}
+
+/** Every real table of a statement: FROM items of every select, derived tables and subqueries included. */
+export function tableRefsOf(root: AstNode, rules: ShardingRules): TableRef[] {
+  const refs: TableRef[] = [];
+  for (const select of selectsOf(root)) {
+    for (const item of fromItemsOf(select)) {
+      if (typeof item.table !== 'string' || item.table.toLowerCase() === 'dual') continue;
+      refs.push({ name: item.table, alias: item.as ?? item.table, rule: rules.ruleOf(item.table), home: select });
+    }
+  }
+  return refs;
+}
+
+/** Distinct backtick-quoted identifiers of a parserSql text: a cheap pre-check before parsing. */
+export function quotedIdentifiersOf(parserSql: string): string[] {
+  const names = new Set<string>();
+  const re = /`((?:[^`]|``)+)`/g;
+  for (let m = re.exec(parserSql); m; m = re.exec(parserSql)) names.add(m[1]!.replace(/``/g, '`'));
+  return [...names];
+}
+
+/** True when the text names a sharded or broadcast table (as a quoted identifier). */
+export function mentionsDistributedTable(parserSql: string, rules: ShardingRules): boolean {
+  for (const name of quotedIdentifiersOf(parserSql)) {
+    if (rules.distributionOf(name) !== 'unsharded') return true;
+  }
+  return false;
+}

@@ -1,0 +1,85 @@
+import type { ParameterizedSql, SqlDialect, ValueSlot } from '../parameterize/index.js';
+import { spliceSql } from '../parameterize/index.js';
+import type { DerivedColumn, LimitPlan } from '../plan/plan.js';
+import type { RouteUnit } from '../route/index.js';
+import type { PhysicalStatement } from './physical-statement.js';
+import { topLevelFromOffset } from './top-level-from.js';
+
+/** What the rewrite needs beyond the route unit; all of it is the same for every unit of a statement. */
+export interface RewriteContext {
+  readonly p: ParameterizedSql;
+  readonly dialect: SqlDialect;
+  /** True when several physical statements run: LIMIT and derived columns are then needed. */
+  readonly scatter: boolean;
+  readonly limit: LimitPlan | undefined;
+  /** Remove the LIMIT altogether (groups may span shards: every shard must send all its groups). */
+  readonly dropLimit: boolean;
+  readonly derivedColumns: readonly DerivedColumn[];
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Largest row count each dialect accepts as "no limit". */
+const NO_LIMIT: Record<SqlDialect, string> = { mysql: '18446744073709551615', sqlite: '-1' };
+
+/**
+ * Writes the physical statement of one route unit by splicing the original text: pruned IN
+ * lists, `LIMIT offset+count` from offset 0, and derived columns. Everything else — other
+ * predicates, comments, parameters — is kept byte for byte.
+ */
+export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalStatement {
+  const { p } = ctx;
+  const edits: Edit[] = [];
+  const dropped = new Set<number>();
+  const replacedParams = new Map<number, unknown>();
+
+  for (const [listIndex, keep] of unit.lists) {
+    const list = p.inLists[listIndex]!;
+    if (keep.length === list.items.length) continue;
+    const kept = new Set<ValueSlot>(keep);
+    for (const item of list.items) if (!kept.has(item) && item.paramIndex !== undefined) dropped.add(item.paramIndex);
+    edits.push({ start: list.open + 1, end: list.close, text: keep.map((i) => p.sql.slice(i.start, i.end)).join(', ') });
+  }
+
+  if (ctx.scatter && ctx.limit) {
+    const count = p.slots[ctx.limit.countSlot]!;
+    const offset = ctx.limit.offsetSlot === undefined ? undefined : p.slots[ctx.limit.offsetSlot]!;
+    const newCount = ctx.dropLimit ? NO_LIMIT[ctx.dialect] : (BigInt(String(count.value)) + BigInt(String(offset?.value ?? 0))).toString();
+    setSlot(count, newCount, edits, replacedParams);
+    if (offset) setSlot(offset, '0', edits, replacedParams);
+  }
+
+  if (ctx.scatter && ctx.derivedColumns.length > 0) {
+    const at = topLevelFromOffset(p, ctx.dialect);
+    const text = ctx.derivedColumns.map((d) => `, ${quoteFor(d.expression, ctx.dialect)} AS ${quoteFor(`\`${d.alias}\``, ctx.dialect)}`).join('') + ' ';
+    edits.push({ start: at, end: at, text });
+  }
+
+  const sql = edits.length === 0 ? p.sql : spliceSql(p.sql, edits);
+  let parameters: readonly unknown[] = p.parameters;
+  if (dropped.size > 0 || replacedParams.size > 0) {
+    const out: unknown[] = [];
+    p.parameters.forEach((v, i) => {
+      if (dropped.has(i)) return;
+      out.push(replacedParams.has(i) ? replacedParams.get(i) : v);
+    });
+    parameters = out;
+  }
+  return { shard: unit.shard, sql, parameters };
+}
+
+/** Sets a LIMIT slot: literal text is replaced, a `?` gets a new parameter value. */
+function setSlot(slot: ValueSlot, value: string, edits: Edit[], params: Map<number, unknown>): void {
+  if (slot.paramIndex === undefined) edits.push({ start: slot.start, end: slot.end, text: value });
+  else params.set(slot.paramIndex, Number.isSafeInteger(Number(value)) ? Number(value) : value);
+}
+
+/** Planner expressions quote identifiers with backticks; SQLite wants double quotes. */
+function quoteFor(expression: string, dialect: SqlDialect): string {
+  if (dialect === 'mysql') return expression;
+  return expression.replace(/`((?:[^`]|``)*)`/g, (_, name: string) => `"${name.replace(/``/g, '`').replace(/"/g, '""')}"`);
+}

@@ -1,0 +1,63 @@
+import { canonicalKeyString } from '../algorithms/index.js';
+import type { ParameterizedSql } from '../parameterize/index.js';
+import type { KeyCondition, ValueRef } from '../plan/plan.js';
+import type { ShardKeyRule } from '../rules/index.js';
+
+/** A set of shard indexes, or every shard. */
+export type ShardSet = 'all' | Set<number>;
+
+/**
+ * Evaluates a key condition with the statement's values. NULL never equals anything in SQL,
+ * so NULL values select no shard.
+ */
+export function shardsOf(condition: KeyCondition, p: ParameterizedSql, key: ShardKeyRule): ShardSet {
+  switch (condition.kind) {
+    case 'any':
+      return 'all';
+    case 'values': {
+      const set = new Set<number>();
+      for (const ref of condition.refs) for (const value of valuesOf(ref, p)) if (value !== null && value !== undefined) set.add(key.algorithm.shardIndexOf(value));
+      return set;
+    }
+    case 'const-equal': {
+      const l = p.slots[condition.left]?.value;
+      const r = p.slots[condition.right]?.value;
+      return l !== null && l !== undefined && String(l) === String(r) ? 'all' : new Set();
+    }
+    case 'and': {
+      let result: Set<number> | undefined;
+      for (const term of condition.terms) {
+        const s = shardsOf(term, p, key);
+        if (s === 'all') continue;
+        result = result === undefined ? s : intersect(result, s);
+        if (result.size === 0) return result;
+      }
+      return result ?? 'all';
+    }
+    case 'or': {
+      const union = new Set<number>();
+      for (const term of condition.terms) {
+        const s = shardsOf(term, p, key);
+        if (s === 'all') return 'all';
+        for (const i of s) union.add(i);
+      }
+      return union;
+    }
+  }
+}
+
+function valuesOf(ref: ValueRef, p: ParameterizedSql): unknown[] {
+  if (ref.kind === 'slot') return [p.slots[ref.slot]?.value];
+  return (p.inLists[ref.list]?.items ?? []).map((i) => i.value);
+}
+
+/** Canonical text of a key value, for de-duplicating IN items ('5', 5 and 5n are one item). */
+export function dedupeKeyOf(value: unknown, key: ShardKeyRule): string {
+  return canonicalKeyString(value, key.kind);
+}
+
+function intersect(a: ReadonlySet<number>, b: ReadonlySet<number>): Set<number> {
+  const out = new Set<number>();
+  for (const i of a) if (b.has(i)) out.add(i);
+  return out;
+}

@@ -1,0 +1,3 @@
+export * from './route-types.js';
+export { routeByKey } from './route.js';
+export { shardsOf, type ShardSet } from './evaluate-condition.js';

@@ -1,0 +1,167 @@
+import type { QueryRunner, ReplicationMode } from 'typeorm';
+import { ShardingError, ShardQueryError } from '../errors/index.js';
+import type { ShardTarget } from '../execute/shard-target.js';
+
+/** A statement replayed on a shard that joins a transaction late (isolation level, savepoints). */
+interface SessionStatement {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
+/**
+ * The per-QueryRunner state that spans statements: whether a transaction is open, and
+ * which shard connections it has pinned. TypeORM drives transactions by sending
+ * `START TRANSACTION` / `SAVEPOINT` / `COMMIT` text through `query()`; the session opens
+ * the transaction on a shard only when a statement first touches it (shards a transaction
+ * never touches cost nothing), replaying the isolation level and open savepoints there.
+ *
+ * Commit is per shard, one after the other: without XA a commit that fails on a later
+ * shard cannot undo earlier ones. That case raises `PartialCommitError` naming both sets.
+ */
+export class ShardSession {
+  private transactionOpen = false;
+  /** Statements that opened the transaction and its savepoints, replayed on late-joining shards. */
+  private readonly opening: SessionStatement[] = [];
+  private readonly pinned = new Map<string, QueryRunner>();
+
+  constructor(readonly mode: ReplicationMode) {}
+
+  /** True between BEGIN and COMMIT/ROLLBACK. */
+  get inTransaction(): boolean {
+    return this.transactionOpen;
+  }
+
+  /**
+   * The runner a statement on `target` uses: the pinned one inside a transaction (opened
+   * on first use), else a fresh one the caller must give back with `done()`.
+   */
+  async acquire(target: ShardTarget): Promise<QueryRunner> {
+    if (!this.transactionOpen) return target.createRunner(this.mode);
+    const existing = this.pinned.get(target.name);
+    if (existing) return existing;
+    const runner = target.createRunner('master');
+    this.pinned.set(target.name, runner);
+    try {
+      for (const s of this.opening) await runner.query(s.sql, [...s.parameters]);
+    } catch (cause) {
+      this.pinned.delete(target.name);
+      await runner.release().catch(() => undefined);
+      throw new ShardQueryError(`Could not open the transaction on shard ${target.name}.`, { shard: target.name, cause });
+    }
+    return runner;
+  }
+
+  /** Gives back a runner from `acquire` (pinned runners stay until the transaction ends). */
+  async done(target: ShardTarget, runner: QueryRunner): Promise<void> {
+    if (this.pinned.get(target.name) !== runner) await target.releaseRunner(runner);
+  }
+
+  /** Handles a transaction-control statement TypeORM sent through the sharded runner. */
+  async control(statement: SessionStatement, kind: TransactionControl): Promise<void> {
+    switch (kind) {
+      case 'set-isolation':
+        // Applies to the next transaction only: remember it for the shards it will touch.
+        this.opening.push(statement);
+        return;
+      case 'begin':
+        this.transactionOpen = true;
+        this.opening.push(statement);
+        return;
+      case 'savepoint':
+        this.opening.push(statement);
+        await this.onPinned(statement);
+        return;
+      case 'release-savepoint':
+      case 'rollback-to-savepoint':
+        this.forgetSavepoint(statement.sql, kind === 'release-savepoint');
+        await this.onPinned(statement);
+        return;
+      case 'commit':
+        await this.finish(statement, true);
+        return;
+      case 'rollback':
+        await this.finish(statement, false);
+        return;
+    }
+  }
+
+  /** Rolls back and releases everything (used when the outer QueryRunner is released mid-transaction). */
+  async abandon(): Promise<void> {
+    if (this.pinned.size === 0 && !this.transactionOpen) return;
+    await this.finish({ sql: 'ROLLBACK', parameters: [] }, false).catch(() => undefined);
+  }
+
+  private async onPinned(statement: SessionStatement): Promise<void> {
+    await Promise.all([...this.pinned].map(async ([shard, runner]) => {
+      try {
+        await runner.query(statement.sql, [...statement.parameters]);
+      } catch (cause) {
+        throw new ShardQueryError(`"${statement.sql}" failed on shard ${shard}.`, { shard, sql: statement.sql, cause });
+      }
+    }));
+  }
+
+  private forgetSavepoint(sql: string, releaseIt: boolean): void {
+    const name = savepointName(sql);
+    const at = this.opening.findIndex((s) => savepointName(s.sql) === name && /^\s*SAVEPOINT/i.test(s.sql));
+    if (at < 0) return;
+    // ROLLBACK TO keeps the savepoint itself; RELEASE drops it. Either way later ones are gone.
+    this.opening.splice(releaseIt ? at : at + 1);
+  }
+
+  private async finish(statement: SessionStatement, commit: boolean): Promise<void> {
+    const runners = [...this.pinned];
+    this.pinned.clear();
+    this.opening.length = 0;
+    this.transactionOpen = false;
+    const done: string[] = [];
+    let failure: { shard: string; cause: unknown } | undefined;
+    for (const [shard, runner] of runners) {
+      try {
+        if (!failure || !commit) await runner.query(statement.sql, [...statement.parameters]);
+        else await runner.query('ROLLBACK').catch(() => undefined);
+        if (!failure) done.push(shard);
+      } catch (cause) {
+        failure ??= { shard, cause };
+      } finally {
+        await runner.release().catch(() => undefined);
+      }
+    }
+    if (!failure) return;
+    if (commit && done.length > 0) {
+      throw new PartialCommitError(done, failure.shard, failure.cause);
+    }
+    throw new ShardQueryError(`${commit ? 'COMMIT' : 'ROLLBACK'} failed on shard ${failure.shard}.`, { shard: failure.shard, sql: statement.sql, cause: failure.cause });
+  }
+}
+
+/** Transaction-control statements the session understands. */
+export type TransactionControl =
+  | 'set-isolation'
+  | 'begin'
+  | 'savepoint'
+  | 'release-savepoint'
+  | 'rollback-to-savepoint'
+  | 'commit'
+  | 'rollback';
+
+function savepointName(sql: string): string | undefined {
+  const m = /SAVEPOINT\s+[`"]?(\w+)/i.exec(sql);
+  return m?.[1];
+}
+
+/** COMMIT reached some shards and then failed on another: the transaction is partly durable. */
+export class PartialCommitError extends ShardingError {
+  readonly code = 'SHARDING_PARTIAL_COMMIT';
+  constructor(
+    /** Shards whose part of the transaction is committed. */
+    readonly committedShards: readonly string[],
+    failedShard: string,
+    cause: unknown,
+  ) {
+    super(
+      `COMMIT failed on shard ${failedShard} after shards ${committedShards.join(', ')} had committed; the rest was rolled back.`,
+      { stage: 'execute', shard: failedShard, cause },
+    );
+  }
+}

@@ -1,0 +1,76 @@
+import type { DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { ShardedDataSource, type PhysicalQueryEvent, type ShardingOptions } from '../../packages/typeorm-sharding/src/index.js';
+import { createDatabases, dropDatabases, MARIADB } from './mariadb.js';
+
+/** A database kind the integration tests run on. */
+export type Backend = 'sqlite' | 'mariadb';
+
+/** A sharded data source plus one plain data source (the oracle) and the statements seen. */
+export interface Fixture {
+  readonly sharded: ShardedDataSource;
+  readonly plain: DataSource;
+  readonly physical: PhysicalQueryEvent[];
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/**
+ * Opens `shardCount` shards and one plain database with the same entities. SQLite uses
+ * in-memory databases; MariaDB uses fresh databases named after the test, dropped on close.
+ */
+export async function openFixture(
+  backend: Backend,
+  entities: Function[],
+  shardCount: number,
+  sharding: ShardingOptions = {},
+  extra: Record<string, unknown> = {},
+): Promise<Fixture> {
+  const physical: PhysicalQueryEvent[] = [];
+  const onPhysicalQuery = (e: PhysicalQueryEvent) => {
+    physical.push(e);
+    sharding.onPhysicalQuery?.(e);
+  };
+  const prefix = `tsh_${process.pid}_${++counter}`;
+  const names = Array.from({ length: shardCount }, (_, i) => `${prefix}_s${i}`);
+  let plainOptions: DataSourceOptions;
+  let sharded: ShardedDataSource;
+  if (backend === 'sqlite') {
+    sharded = new ShardedDataSource({
+      type: 'better-sqlite3',
+      entities,
+      synchronize: true,
+      shards: names.map((_, i) => ({ name: `s${i}`, database: ':memory:' })),
+      sharding: { ...sharding, onPhysicalQuery },
+      ...extra,
+    });
+    plainOptions = { type: 'better-sqlite3', database: ':memory:', entities, synchronize: true };
+  } else {
+    await createDatabases([...names, `${prefix}_plain`]);
+    sharded = new ShardedDataSource({
+      type: 'mariadb',
+      ...MARIADB,
+      username: MARIADB.user,
+      entities,
+      synchronize: true,
+      shards: names.map((database, i) => ({ name: `s${i}`, database })),
+      sharding: { ...sharding, onPhysicalQuery },
+      ...extra,
+    } as never);
+    plainOptions = { type: 'mariadb', host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: '', database: `${prefix}_plain`, entities, synchronize: true };
+  }
+  await sharded.initialize();
+  const plain = await new DataSource(plainOptions).initialize();
+  physical.length = 0;
+  return {
+    sharded,
+    plain,
+    physical,
+    async close() {
+      await sharded.destroy().catch(() => undefined);
+      await plain.destroy().catch(() => undefined);
+      if (backend === 'mariadb') await dropDatabases([...names, `${prefix}_plain`]);
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Sharded, ShardKey } from 'typeorm-sharding';
+
+/**
+ * A buyer and the ids of their orders. Unsharded: it lives on the default shard.
+ * Column types here come from decorator metadata (tsc emits it), on purpose.
+ */
+@Entity('buyers')
+export class Buyer {
+  @PrimaryColumn()
+  id!: number;
+
+  @Column()
+  name!: string;
+}
+
+/** An order, hash-partitioned by its id across the shards (the articles' e-commerce case). */
+@Entity('orders')
+@Sharded()
+export class Order {
+  @PrimaryColumn('bigint')
+  @ShardKey()
+  id!: string;
+
+  @Column()
+  buyerId!: number;
+
+  @Column('varchar', { length: 80 })
+  item!: string;
+
+  @Column('datetime')
+  createdAt!: Date;
+}
+
+/** The same order table partitioned with `mod` (id % shard count), exactly as in the PolarDB-X article. */
+@Entity('mod_orders')
+@Sharded({ algorithm: 'mod' })
+export class ModOrder {
+  @PrimaryColumn('bigint')
+  @ShardKey()
+  id!: string;
+
+  @Column()
+  buyerId!: number;
+}
+
+/** A reply of the Atlas post-mortem: sharded by thread id, paged by time across shards. */
+@Entity('post_reply')
+@Sharded({ algorithm: 'mod' })
+export class PostReply {
+  @PrimaryColumn()
+  id!: number;
+
+  @Column()
+  @ShardKey()
+  tid!: number;
+
+  @Column()
+  userId!: number;
+
+  @Column('datetime')
+  createTime!: Date;
+}

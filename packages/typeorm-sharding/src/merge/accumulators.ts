@@ -1,0 +1,134 @@
+import { derivedColumnsOf, type AggregateFunction, type AggregateSpec, type AggregateSpecOf } from './aggregate-spec.js';
+import { canonicalValueKey } from './canonical-key.js';
+import { createValueComparator, isSqlNull } from './compare-values.js';
+import { divideDecimal, formatDecimal, parseScaledDecimal } from './decimal.js';
+import { ExactSum } from './exact-sum.js';
+import { invalidMergeSpec, MergeValueError, showValue } from './merge-error.js';
+import type { Row } from './row.js';
+
+/** Running state of one aggregate over the rows of one group. */
+interface Accumulator {
+  add(row: Row): void;
+  result(): unknown;
+}
+
+/**
+ * The combined aggregates of one group: rows are added one by one, then `finish` makes
+ * the output row.
+ */
+export interface AggregateState {
+  /** Folds one input row (a partial result) into every aggregate. */
+  add(row: Row): void;
+  /**
+   * The output row: the columns of `template` (the group's first row; its non-aggregate
+   * columns are the group's values) with every aggregate alias set to its merged result
+   * and the derived columns of AVG and COUNT_DISTINCT removed. Without a template (a
+   * global aggregate over no rows) the row holds only the aggregates.
+   */
+  finish(template: Row | undefined): Row;
+}
+
+/** Creates the state for one group; call once per group. */
+export function createAggregateState(specs: readonly AggregateSpec[]): AggregateState {
+  const accumulators = specs.map(createAccumulator);
+  const aliases = new Set(specs.map((spec) => spec.alias));
+  const derived = new Set(specs.flatMap(derivedColumnsOf).filter((column) => !aliases.has(column)));
+  return {
+    add(row) {
+      for (const accumulator of accumulators) accumulator.add(row);
+    },
+    finish(template) {
+      const out: Row = {};
+      if (template !== undefined) {
+        for (const column in template) {
+          if (!derived.has(column)) out[column] = template[column];
+        }
+      }
+      specs.forEach((spec, i) => {
+        out[spec.alias] = (accumulators[i] as Accumulator).result();
+      });
+      return out;
+    },
+  };
+}
+
+function read(row: Row, column: string): unknown {
+  const value = row[column];
+  if (value === undefined && !(column in row)) throw invalidMergeSpec(`aggregate column ${JSON.stringify(column)} is not in the row`);
+  return value;
+}
+
+type AccumulatorFactories = { readonly [F in AggregateFunction]: (spec: AggregateSpecOf<F>) => Accumulator };
+
+const FACTORIES: AccumulatorFactories = {
+  COUNT: (spec) => {
+    const sum = new ExactSum();
+    return { add: (row) => sum.add(read(row, spec.alias)), result: () => sum.total() ?? 0 };
+  },
+  SUM: (spec) => {
+    const sum = new ExactSum();
+    return { add: (row) => sum.add(read(row, spec.alias)), result: () => sum.total() };
+  },
+  MIN: (spec) => extreme(spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), -1),
+  MAX: (spec) => extreme(spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), 1),
+  AVG: (spec) => {
+    const sum = new ExactSum();
+    const count = new ExactSum();
+    return {
+      add: (row) => {
+        sum.add(read(row, spec.sumAlias));
+        count.add(read(row, spec.countAlias));
+      },
+      result: () => average(sum.total(), count.total(), spec.scaleIncrement ?? 4),
+    };
+  },
+  COUNT_DISTINCT: (spec) => {
+    const seen = new Set<string>();
+    return {
+      add: (row) => {
+        const value = read(row, spec.valuesAlias);
+        if (!isSqlNull(value)) seen.add(canonicalValueKey(value, spec.collation));
+      },
+      result: () => seen.size,
+    };
+  },
+};
+
+function createAccumulator(spec: AggregateSpec): Accumulator {
+  return (FACTORIES[spec.fn] as (spec: AggregateSpec) => Accumulator)(spec);
+}
+
+function extreme(column: string, compare: (a: unknown, b: unknown) => number, wanted: 1 | -1): Accumulator {
+  let best: unknown = null;
+  let found = false;
+  return {
+    add: (row) => {
+      const value = read(row, column);
+      if (isSqlNull(value)) return;
+      // Ties keep the first value seen, so the result does not depend on later inputs.
+      if (!found || compare(value, best) * wanted > 0) {
+        best = value;
+        found = true;
+      }
+    },
+    result: () => best,
+  };
+}
+
+function average(sum: number | bigint | string | null, count: number | bigint | string | null, scaleIncrement: number): unknown {
+  if (sum === null || count === null || Number(count) === 0) return null;
+  if (typeof sum === 'string') {
+    const dividend = parseScaledDecimal(sum);
+    if (dividend === undefined) throw new MergeValueError(`cannot average the sum ${showValue(sum)}`);
+    return formatDecimal(divideDecimal(dividend, toBigInt(count), scaleIncrement));
+  }
+  return Number(sum) / Number(count);
+}
+
+function toBigInt(count: number | bigint | string): bigint {
+  try {
+    return BigInt(count);
+  } catch {
+    throw new MergeValueError(`cannot divide by the count ${showValue(count)}`);
+  }
+}

@@ -1,0 +1,86 @@
+import { createScalarAggregate } from './aggregate.js';
+import type { GroupKey } from './canonical-key.js';
+import { createConcat } from './concat.js';
+import { createDistinct } from './distinct.js';
+import { explainTree } from './explain.js';
+import { createFilter } from './filter.js';
+import { createHashGroupBy, createStreamGroupBy } from './group-by.js';
+import { createLimit } from './limit.js';
+import { createMemorySort } from './memory-sort.js';
+import { invalidMergeSpec } from './merge-error.js';
+import { createMergeSort } from './merge-sort.js';
+import type { MergeSpec } from './merge-spec.js';
+import type { SortKey } from './row-comparator.js';
+import type { MergeOperator, Row } from './row.js';
+import { createStripColumns } from './strip-columns.js';
+
+/** The operators of one logical SELECT's merge, ready to iterate (once). */
+export interface MergePipeline extends AsyncIterable<Row> {
+  /** The spec it was built from. */
+  readonly spec: MergeSpec;
+  /** The outermost operator. */
+  readonly root: MergeOperator;
+  /** The whole pipeline as a multi-line tree (see `explainTree`), for EXPLAIN and golden tests. */
+  describe(): string;
+}
+
+/**
+ * Turns a {@link MergeSpec} into operators over `inputs` (one per physical statement, in
+ * a fixed order: ties of the ordered merge go to the lower index). Building reads nothing;
+ * iterating pulls rows, and closing the pipeline closes every input.
+ */
+export function buildMerge(spec: MergeSpec, inputs: readonly AsyncIterable<Row>[]): MergePipeline {
+  const root = buildOperators(spec, inputs);
+  return Object.freeze({
+    spec,
+    root,
+    describe: () => explainTree(root),
+    [Symbol.asyncIterator]: () => root[Symbol.asyncIterator](),
+  });
+}
+
+function buildOperators(spec: MergeSpec, inputs: readonly AsyncIterable<Row>[]): MergeOperator {
+  const orderBy = spec.kind === 'ordered' ? spec.orderBy : undefined;
+  if (orderBy !== undefined && orderBy.length === 0) throw invalidMergeSpec("'ordered' merge without sort keys");
+  const groupBy = spec.groupBy ?? [];
+  const aggregates = spec.aggregates ?? [];
+  const grouped = groupBy.length > 0 || aggregates.length > 0;
+
+  let op: MergeOperator;
+  let sorted: boolean;
+  if (!grouped) {
+    op = orderBy === undefined ? createConcat(inputs) : createMergeSort(inputs, orderBy);
+    sorted = true;
+  } else if (groupBy.length === 0) {
+    op = createScalarAggregate(createConcat(inputs), aggregates);
+    sorted = true;
+  } else if (orderBy !== undefined && groupsStreamFrom(groupBy, orderBy)) {
+    op = createStreamGroupBy(createMergeSort(inputs, orderBy), orderBy.slice(0, groupBy.length), aggregates);
+    sorted = true;
+  } else {
+    op = createHashGroupBy(createConcat(inputs), groupBy, aggregates);
+    sorted = false;
+  }
+
+  if (spec.having !== undefined) op = createFilter(op, spec.having.predicate, spec.having.label);
+  if (spec.distinct !== undefined) op = createDistinct(op, spec.distinct.columns);
+  if (orderBy !== undefined && !sorted) op = createMemorySort(op, orderBy);
+  if (spec.limit !== undefined) op = createLimit(op, spec.limit.offset, spec.limit.count);
+  if (spec.strip !== undefined && spec.strip.length > 0) op = createStripColumns(op, spec.strip);
+  return op;
+}
+
+/**
+ * True when ordering by `orderBy` puts the rows of each group next to each other: its
+ * first keys are exactly the group keys. Case-insensitive keys are excluded because their
+ * order is approximated here and a shard ordering them differently would split a group.
+ */
+function groupsStreamFrom(groupBy: readonly GroupKey[], orderBy: readonly SortKey[]): boolean {
+  const leading = orderBy.slice(0, groupBy.length);
+  const columns = new Set(leading.map((key) => key.column));
+  return (
+    columns.size === groupBy.length &&
+    leading.every((key) => (key.collation ?? 'binary') === 'binary') &&
+    groupBy.every((key) => columns.has(key.column) && (key.collation ?? 'binary') === 'binary')
+  );
+}

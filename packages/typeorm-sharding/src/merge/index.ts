@@ -1,0 +1,43 @@
+export type { Row, Describable, MergeOperator } from './row.js';
+export { MergeValueError } from './merge-error.js';
+export { compareCodePoints, compareStrings, foldCaseInsensitive, type Collation } from './collation.js';
+export { compareValues, createValueComparator, isSqlNull, type SortKeyType, type ValueComparator } from './compare-values.js';
+export {
+  addDecimals,
+  compareDecimals,
+  divideDecimal,
+  formatDecimal,
+  parseDecimal,
+  parseScaledDecimal,
+  toScaledDecimal,
+  type DecimalParts,
+  type ScaledDecimal,
+} from './decimal.js';
+export { createRowComparator, describeSortKeys, type RowComparator, type SortKey } from './row-comparator.js';
+export { canonicalFullRowKey, canonicalRowKey, canonicalValueKey, type GroupKey } from './canonical-key.js';
+export { createMergeSort, type MergeSortOperator } from './merge-sort.js';
+export { createConcat, type ConcatOperator } from './concat.js';
+export { createLimit, type LimitOperator } from './limit.js';
+export {
+  derivedColumnsOf,
+  describeAggregate,
+  type AggregateFunction,
+  type AggregateSpec,
+  type AggregateSpecOf,
+  type AvgAggregate,
+  type CountDistinctAggregate,
+  type CountOrSumAggregate,
+  type MinOrMaxAggregate,
+} from './aggregate-spec.js';
+export { createAggregateState, type AggregateState } from './accumulators.js';
+export { ExactSum } from './exact-sum.js';
+export { createScalarAggregate, type ScalarAggregateOperator } from './aggregate.js';
+export { createHashGroupBy, createStreamGroupBy, type HashGroupByOperator, type StreamGroupByOperator } from './group-by.js';
+export { createDistinct, type DistinctOperator } from './distinct.js';
+export { createFilter, type FilterOperator } from './filter.js';
+export { createStripColumns, type StripColumnsOperator } from './strip-columns.js';
+export { createMemorySort, type MemorySortOperator } from './memory-sort.js';
+export type { ConcatMergeSpec, DistinctSpec, HavingSpec, LimitSpec, MergeSpec, MergeSpecClauses, OrderedMergeSpec } from './merge-spec.js';
+export { buildMerge, type MergePipeline } from './build-merge.js';
+export { explainTree } from './explain.js';
+export { collectRows } from './collect-rows.js';

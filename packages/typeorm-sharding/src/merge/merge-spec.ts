@@ -1,0 +1,77 @@
+import type { AggregateSpec } from './aggregate-spec.js';
+import type { GroupKey } from './canonical-key.js';
+import type { SortKey } from './row-comparator.js';
+import type { Row } from './row.js';
+
+/** `LIMIT offset, count` of the logical statement (the shards were sent `LIMIT 0, offset + count`). */
+export interface LimitSpec {
+  readonly offset: number;
+  /** Rows after the offset; undefined for no limit. */
+  readonly count?: number;
+}
+
+/** HAVING of the logical statement, evaluated on merged rows. */
+export interface HavingSpec {
+  /** True for rows to keep; reads aggregate aliases (and derived HAVING columns) of the merged row. */
+  readonly predicate: (row: Row) => boolean;
+  /** The condition's text for EXPLAIN, e.g. `cnt > 2`. @default 'predicate' */
+  readonly label?: string;
+}
+
+/** SELECT DISTINCT of the logical statement. */
+export interface DistinctSpec {
+  /**
+   * The columns that decide whether two rows are the same, with their collations (a `_ci`
+   * text column, or a `WEIGHT_STRING()` derived column standing for it). When omitted,
+   * every column of the row is compared exactly.
+   */
+  readonly columns?: readonly GroupKey[];
+}
+
+/** What every merge may add after combining the inputs, in SQL's order of evaluation. */
+export interface MergeSpecClauses {
+  /**
+   * GROUP BY result columns. Each input row is then a partial group (the shards ran the
+   * GROUP BY too, without HAVING/LIMIT) and rows of one group are merged into one.
+   */
+  readonly groupBy?: readonly GroupKey[];
+  /**
+   * Aggregates of the select list to combine. With an empty `groupBy` this is a global
+   * aggregate: exactly one row comes out, even when every input is empty.
+   */
+  readonly aggregates?: readonly AggregateSpec[];
+  /** Applied after grouping. */
+  readonly having?: HavingSpec;
+  /** Applied after HAVING, before ORDER BY. */
+  readonly distinct?: DistinctSpec;
+  /** Applied after ORDER BY. */
+  readonly limit?: LimitSpec;
+  /** Derived columns to remove last, e.g. `['__sk0', '__having_0']`. */
+  readonly strip?: readonly string[];
+}
+
+/** Inputs in no particular order (no ORDER BY): they are read one after another. */
+export interface ConcatMergeSpec extends MergeSpecClauses {
+  readonly kind: 'concat';
+}
+
+/**
+ * The statement has ORDER BY `orderBy`, which every shard also applied. Without grouping
+ * the inputs are merged by a streaming k-way merge. With grouping they are grouped first
+ * and the groups sorted in memory, unless the first `groupBy.length` sort keys are exactly
+ * the group keys (exact, non-`case-insensitive` collations): then groups are formed on
+ * the fly from the merged stream and come out already in order.
+ */
+export interface OrderedMergeSpec extends MergeSpecClauses {
+  readonly kind: 'ordered';
+  /** Result columns to order by; derived ORDER BY expressions are selected as `__sk<n>` by the plan. */
+  readonly orderBy: readonly SortKey[];
+}
+
+/**
+ * How the rows of one logical SELECT are put back together from its physical statements'
+ * results: plain readonly data produced by the plan stage and turned into operators by
+ * `buildMerge`. Clauses are applied in SQL's order: group/aggregate → HAVING →
+ * DISTINCT → ORDER BY → OFFSET/LIMIT → strip derived columns.
+ */
+export type MergeSpec = ConcatMergeSpec | OrderedMergeSpec;

@@ -1,0 +1,17 @@
+/**
+ * A sharding algorithm maps one shard-key value to the index of the shard that holds it.
+ * Implementations are pure and synchronous: routing must never do I/O.
+ */
+export interface ShardingAlgorithm {
+  /** Short name used in explain output and errors, e.g. `hash(1024 buckets)`. */
+  readonly name: string;
+  /**
+   * Index (0-based, < shardCount) of the shard for `key`. Must give the same answer for
+   * every spelling of one key (`5`, `'5'`, `5n`). Throws `InvalidShardKeyError` for a value
+   * that cannot be a key of this algorithm (e.g. `null`, an object, a non-integer for `mod`).
+   */
+  shardIndexOf(key: unknown): number;
+}
+
+/** How a user-supplied algorithm is declared: a function of the key and the shard count. */
+export type ShardingFunction = (key: unknown, shardCount: number) => number;

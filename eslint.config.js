@@ -6,9 +6,15 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['process', 'console', 'performance', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'Buffer', 'URL', 'structuredClone', 'queueMicrotask', 'global', 'AbortController', 'AbortSignal'].map((g) => [g, 'readonly']),
+      ),
+    },
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
+      // TypeORM types entity targets and decorator targets as `Function`; we follow its API.
+      '@typescript-eslint/no-unsafe-function-type': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },

@@ -39,7 +39,7 @@ export class OrderItem {
   @Column('varchar', { length: 20 })
   sku!: string;
 
-  @ManyToOne(() => Order, (order) => order.items, { createForeignKeyConstraint: false })
+  @ManyToOne(() => Order, (order) => order.items, { createForeignKeyConstraints: false })
   @JoinColumn({ name: 'orderId' })
   order!: Order;
 }

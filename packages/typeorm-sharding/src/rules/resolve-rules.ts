@@ -74,7 +74,35 @@ export function resolveShardingRules(
       },
     });
   }
-  return new ShardingRules(rules, shardNames);
+  const result = new ShardingRules(rules, shardNames);
+  checkForeignKeys(metadatas, result);
+  return result;
+}
+
+/**
+ * A foreign key must be checkable inside one shard: from a sharded or broadcast table it may
+ * point to a broadcast table, or to a sharded table through the shard keys of both (a binding
+ * table). Anything else would need the referenced row on another shard.
+ */
+function checkForeignKeys(metadatas: readonly EntityMetadata[], rules: ShardingRules): void {
+  for (const metadata of metadatas) {
+    const from = rules.ruleOf(metadata.tableName);
+    if (!from || from.distribution === 'unsharded') continue;
+    for (const fk of metadata.foreignKeys) {
+      const to = rules.ruleOf(fk.referencedEntityMetadata.tableName);
+      const toDistribution = to?.distribution ?? 'unsharded';
+      if (toDistribution === 'broadcast') continue;
+      const binding = from.distribution === 'sharded' && toDistribution === 'sharded'
+        && fk.columns.length === 1
+        && fk.columns[0]!.databaseName === from.shardKey!.columnName
+        && fk.referencedColumns[0]!.databaseName === to!.shardKey!.columnName;
+      if (binding) continue;
+      throw new ShardingConfigError(
+        `Entity ${metadata.name} (${from.distribution}) has a foreign key to ${fk.referencedEntityMetadata.name} (${toDistribution}) that cannot be enforced within one shard; ` +
+          `set createForeignKeyConstraints: false on the relation${from.distribution === 'sharded' && toDistribution === 'sharded' ? ', or join on the shard keys of both entities' : ''}.`,
+      );
+    }
+  }
 }
 
 function keyKindOf(type: string): KeyKind | undefined {

@@ -1,0 +1,137 @@
+import 'reflect-metadata';
+import mysql from 'mysql2/promise';
+import { describe, expect, it } from 'vitest';
+import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { Broadcast, ShardConnectionError, ShardedDataSource, Sharded, ShardingConfigError, ShardKey } from '../packages/typeorm-sharding/src/index.js';
+import { createDatabases, dropDatabases, MARIADB, mariadbAvailable } from './support/mariadb.js';
+
+@Entity('no_key')
+@Sharded()
+class NoKey {
+  @PrimaryColumn('int') id!: number;
+}
+
+@Entity('two_keys')
+@Sharded()
+class TwoKeys {
+  @PrimaryColumn('int') @ShardKey() id!: number;
+  @Column('int') @ShardKey() other!: number;
+}
+
+@Entity('key_not_column')
+@Sharded()
+class KeyNotColumn {
+  @PrimaryColumn('int') id!: number;
+  @ShardKey() notAColumn!: number;
+}
+
+@Entity('both')
+@Sharded()
+@Broadcast()
+class Both {
+  @PrimaryColumn('int') @ShardKey() id!: number;
+}
+
+@Entity('auto_inc')
+@Sharded()
+class AutoIncrement {
+  @PrimaryGeneratedColumn('increment') @ShardKey() id!: number;
+}
+
+@Entity('key_without_sharded')
+class KeyWithoutSharded {
+  @PrimaryColumn('int') @ShardKey() id!: number;
+}
+
+@Entity('good')
+@Sharded()
+class Good {
+  @PrimaryColumn('int') @ShardKey() id!: number;
+}
+
+const sqlite = (entities: Function[], shards = [{ name: 's0', database: ':memory:' }, { name: 's1', database: ':memory:' }]) =>
+  new ShardedDataSource({ type: 'better-sqlite3', entities, shards });
+
+describe('initialize() refuses bad decorators, naming the entity', () => {
+  const cases: [string, Function, RegExp][] = [
+    ['@Sharded without a shard key', NoKey, /NoKey is @Sharded\(\) but has no @ShardKey\(\)/],
+    ['two shard keys', TwoKeys, /TwoKeys has 2 shard keys/],
+    ['a shard key that is not a column', KeyNotColumn, /KeyNotColumn: @ShardKey\(\) property "notAColumn" is not a column/],
+    ['both @Sharded and @Broadcast', Both, /Both is both @Sharded\(\) and @Broadcast\(\)/],
+    ['an auto-increment primary key', AutoIncrement, /AutoIncrement: auto-increment primary key "id"/],
+    ['@ShardKey without @Sharded', KeyWithoutSharded, /KeyWithoutSharded has @ShardKey\(\) on "id" but no @Sharded\(\)/],
+  ];
+  for (const [title, entity, message] of cases) {
+    it(title, async () => {
+      const ds = sqlite([entity]);
+      const error = await ds.initialize().then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ShardingConfigError);
+      expect(String((error as Error).message)).toMatch(message);
+      expect(ds.isInitialized).toBe(false);
+    });
+  }
+
+  it('accepts a correct entity', async () => {
+    const ds = await sqlite([Good]).initialize();
+    expect(ds.shardNames).toEqual(['s0', 's1']);
+    await ds.destroy();
+  });
+});
+
+describe('initialize() refuses bad shard options', () => {
+  it('no shards', async () => {
+    await expect(sqlite([Good], []).initialize()).rejects.toThrow(/at least one entry in `shards`/);
+  });
+  it('duplicate names', async () => {
+    await expect(sqlite([Good], [{ name: 'a', database: ':memory:' }, { name: 'a', database: ':memory:' }]).initialize()).rejects.toThrow(/"a" is used twice/);
+  });
+  it('a shard without a name', async () => {
+    await expect(sqlite([Good], [{ database: ':memory:' } as never]).initialize()).rejects.toBeInstanceOf(ShardingConfigError);
+  });
+  it('bad sharding options', async () => {
+    const ds = new ShardedDataSource({ type: 'better-sqlite3', entities: [Good], shards: [{ name: 's0', database: ':memory:' }], sharding: { maxInValuesPerQuery: 0 } });
+    await expect(ds.initialize()).rejects.toThrow(/maxInValuesPerQuery must be a positive integer; got 0/);
+  });
+});
+
+describe.runIf(await mariadbAvailable())('an unreachable shard on MariaDB', () => {
+  it('fails initialize() naming the shard and leaves no connection open', async () => {
+    const names = ['tsh_unreach_0', 'tsh_unreach_1'];
+    await createDatabases(names);
+    try {
+      const ds = new ShardedDataSource({
+        type: 'mariadb',
+        host: MARIADB.host,
+        port: MARIADB.port,
+        username: MARIADB.user,
+        password: '',
+        entities: [Good],
+        shards: [
+          { name: 'ok0', database: names[0] },
+          { name: 'broken', port: 1, connectTimeout: 2000 },
+          { name: 'ok1', database: names[1] },
+        ],
+      });
+      const error = await ds.initialize().then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ShardConnectionError);
+      expect((error as ShardConnectionError).shard).toBe('broken');
+      expect((error as Error).message).toMatch(/Could not connect shard broken/);
+      expect(ds.isInitialized).toBe(false);
+      // The server drops a closed session asynchronously: poll briefly, a leak would stay.
+      const c = await mysql.createConnection(MARIADB);
+      let open = -1;
+      try {
+        for (let i = 0; i < 50 && open !== 0; i++) {
+          const [rows] = await c.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB LIKE 'tsh_unreach_%'");
+          open = Number((rows as { n: number }[])[0]!.n);
+          if (open !== 0) await new Promise((r) => setTimeout(r, 100));
+        }
+      } finally {
+        await c.end();
+      }
+      expect(open).toBe(0);
+    } finally {
+      await dropDatabases(names);
+    }
+  });
+});

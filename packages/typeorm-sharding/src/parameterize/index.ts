@@ -1,0 +1,5 @@
+export type { InListSlot, ParameterizedSql, SqlDialect, ValueSlot } from './parameterized-sql.js';
+export { parameterize } from './parameterize.js';
+export { ParameterCountError } from './parameterize-error.js';
+export { spliceSql, type SqlEdit } from './splice.js';
+export { TokenBuffer, TokenKind, lex, type TokenKindValue } from './lexer.js';

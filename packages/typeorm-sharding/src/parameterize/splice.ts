@@ -1,0 +1,42 @@
+import { ShardingInternalError } from '../errors/index.js';
+
+/** Replace `sql[start, end)` by `text`. An empty range inserts. */
+export interface SqlEdit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+function byStart(a: SqlEdit, b: SqlEdit): number {
+  return a.start - b.start;
+}
+
+/**
+ * Applies non-overlapping edits, given in any order, to `sql` in one pass. Edits that
+ * share a start keep their given order (so several inserts at one point stay in order).
+ */
+export function spliceSql(sql: string, edits: readonly SqlEdit[]): string {
+  const n = edits.length;
+  if (n === 0) return sql;
+  let sorted = edits;
+  for (let i = 1; i < n; i++) {
+    if (edits[i]!.start < edits[i - 1]!.start) {
+      sorted = edits.slice().sort(byStart);
+      break;
+    }
+  }
+  let out = '';
+  let pos = 0;
+  for (let i = 0; i < n; i++) {
+    const edit = sorted[i]!;
+    if (edit.start < pos || edit.end < edit.start || edit.end > sql.length) {
+      throw new ShardingInternalError(
+        `spliceSql: edit [${edit.start}, ${edit.end}) overlaps another edit or lies outside the text`,
+        { stage: 'rewrite', sql },
+      );
+    }
+    out += sql.slice(pos, edit.start) + edit.text;
+    pos = edit.end;
+  }
+  return out + sql.slice(pos);
+}

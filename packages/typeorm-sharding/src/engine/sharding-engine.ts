@@ -134,6 +134,7 @@ export class ShardingEngine {
       scatter,
       limit: plan.kind === 'select' ? plan.limit : undefined,
       dropLimit: plan.kind === 'select' && !plan.pushLimit,
+      cutHaving: plan.kind === 'select' && plan.cutHaving,
       derivedColumns: plan.kind === 'select' ? plan.derivedColumns : [],
     };
     return route.units.map((unit) => rewriteUnit(unit, ctx));
@@ -152,9 +153,12 @@ async function* arrayStream(rows: readonly Row[]): AsyncIterable<Row> {
 
 /** The plan's merge with this statement's OFFSET/LIMIT values filled in. */
 function mergeWithLimit(plan: SelectPlan, p: ParameterizedSql): MergeSpec {
-  const base: MergeSpec = plan.merge ?? { kind: 'concat' };
-  if (!plan.limit) return base;
+  let spec: MergeSpec = plan.merge ?? { kind: 'concat' };
+  const having = plan.having;
+  if (having) spec = { ...spec, having: { predicate: (row) => having(row, p.slots), label: 'HAVING' } };
+  if (!plan.limit) return spec;
   const count = Number(p.slots[plan.limit.countSlot]!.value);
   const offset = plan.limit.offsetSlot === undefined ? 0 : Number(p.slots[plan.limit.offsetSlot]!.value);
-  return { ...base, limit: { offset, count } };
+  // SQLite's `LIMIT -1` is "no limit".
+  return { ...spec, limit: count < 0 ? { offset } : { offset, count } };
 }

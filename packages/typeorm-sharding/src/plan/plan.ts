@@ -5,6 +5,7 @@
  */
 import type { TransactionControl } from '../session/shard-session.js';
 import type { MergeSpec } from '../merge/index.js';
+import type { CompiledHaving } from './having.js';
 
 /** Where a table's rows live. */
 export type TableDistribution = 'sharded' | 'broadcast' | 'unsharded';
@@ -61,6 +62,10 @@ export interface SelectPlan {
   readonly pushLimit: boolean;
   /** How rows from several statements become one result; undefined = plain concatenation is exact. */
   readonly merge: MergeSpec | undefined;
+  /** HAVING evaluated after the merge (groups span shards); the shards are then sent the statement without it. */
+  readonly having: CompiledHaving | undefined;
+  /** Remove the outermost HAVING clause from scattered statements (the merge applies it). */
+  readonly cutHaving: boolean;
   /** Columns appended to the outer select list for the merge. */
   readonly derivedColumns: readonly DerivedColumn[];
   /** Why the result could not be merged exactly, when it cannot (raised only if several shards are hit). */

@@ -3,7 +3,7 @@ import { spliceSql } from '../parameterize/index.js';
 import type { DerivedColumn, LimitPlan } from '../plan/plan.js';
 import type { RouteUnit } from '../route/index.js';
 import type { PhysicalStatement } from './physical-statement.js';
-import { topLevelFromOffset } from './top-level-from.js';
+import { topLevelClauses } from './top-level-clauses.js';
 
 /** What the rewrite needs beyond the route unit; all of it is the same for every unit of a statement. */
 export interface RewriteContext {
@@ -14,6 +14,8 @@ export interface RewriteContext {
   readonly limit: LimitPlan | undefined;
   /** Remove the LIMIT altogether (groups may span shards: every shard must send all its groups). */
   readonly dropLimit: boolean;
+  /** Remove the outer HAVING: groups span shards and the merge evaluates it on whole groups. */
+  readonly cutHaving: boolean;
   readonly derivedColumns: readonly DerivedColumn[];
 }
 
@@ -48,15 +50,24 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
   if (ctx.scatter && ctx.limit) {
     const count = p.slots[ctx.limit.countSlot]!;
     const offset = ctx.limit.offsetSlot === undefined ? undefined : p.slots[ctx.limit.offsetSlot]!;
-    const newCount = ctx.dropLimit ? NO_LIMIT[ctx.dialect] : (BigInt(String(count.value)) + BigInt(String(offset?.value ?? 0))).toString();
+    // SQLite writes skip-without-take as `LIMIT -1 OFFSET n`: a negative count means no limit.
+    const unlimited = ctx.dropLimit || BigInt(String(count.value)) < 0n;
+    const newCount = unlimited ? NO_LIMIT[ctx.dialect] : (BigInt(String(count.value)) + BigInt(String(offset?.value ?? 0))).toString();
     setSlot(count, newCount, edits, replacedParams);
     if (offset) setSlot(offset, '0', edits, replacedParams);
   }
 
-  if (ctx.scatter && ctx.derivedColumns.length > 0) {
-    const at = topLevelFromOffset(p, ctx.dialect);
-    const text = ctx.derivedColumns.map((d) => `, ${quoteFor(d.expression, ctx.dialect)} AS ${quoteFor(`\`${d.alias}\``, ctx.dialect)}`).join('') + ' ';
-    edits.push({ start: at, end: at, text });
+  if (ctx.scatter && (ctx.derivedColumns.length > 0 || ctx.cutHaving)) {
+    const clauses = topLevelClauses(p, ctx.dialect);
+    if (ctx.derivedColumns.length > 0) {
+      const text = ctx.derivedColumns.map((d) => `, ${quoteFor(d.expression, ctx.dialect)} AS ${quoteFor(`\`${d.alias}\``, ctx.dialect)}`).join('') + ' ';
+      edits.push({ start: clauses.from, end: clauses.from, text });
+    }
+    if (ctx.cutHaving && clauses.having >= 0) {
+      edits.push({ start: clauses.having, end: clauses.havingEnd, text: '' });
+      // Values inside HAVING go with it.
+      for (const slot of p.slots) if (slot.start >= clauses.having && slot.end <= clauses.havingEnd && slot.paramIndex !== undefined) dropped.add(slot.paramIndex);
+    }
   }
 
   const sql = edits.length === 0 ? p.sql : spliceSql(p.sql, edits);

@@ -46,6 +46,12 @@ export interface ShardingOptions {
    * @default 1000
    */
   readonly planCacheSize?: number;
+  /**
+   * On MySQL/MariaDB, a page spread over several shards whose OFFSET + LIMIT exceeds this many
+   * rows is streamed from the shards into the merge, so memory stays at shards × a small buffer.
+   * @default 1000
+   */
+  readonly streamThreshold?: number;
   /** Called after every physical statement (success or failure). Keep it cheap: it runs on the query path. */
   readonly onPhysicalQuery?: (event: PhysicalQueryEvent) => void;
 }

@@ -49,6 +49,7 @@ export function resolveShardingOptions(options: ShardingOptions = {}): EngineSet
     maxInValuesPerQuery: positiveInteger('maxInValuesPerQuery', options.maxInValuesPerQuery, 256),
     pruning: options.pruning ?? true,
     planCacheSize,
+    streamThreshold: positiveInteger('streamThreshold', options.streamThreshold, 1000),
     globalQueue: globalConcurrency === undefined ? undefined : new PQueue({ concurrency: globalConcurrency }),
     onPhysicalQuery: options.onPhysicalQuery,
   };

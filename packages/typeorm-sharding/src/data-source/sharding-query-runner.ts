@@ -31,9 +31,9 @@ function withSharding<T extends AnyRunnerClass>(Base: T) {
     }
 
     override async stream(sql: string, parameters?: any[], onEnd?: (...args: any[]) => void, onError?: (...args: any[]) => void): Promise<any> {
+      if (this.isReleased) throw new QueryRunnerAlreadyReleasedError();
       try {
-        const result = await this.engine.query(sql, parameters, this.session);
-        const stream = Readable.from(result.records ?? []);
+        const stream = Readable.from(await this.engine.stream(sql, parameters, this.session));
         if (onEnd) stream.on('end', onEnd);
         if (onError) stream.on('error', onError);
         return stream;

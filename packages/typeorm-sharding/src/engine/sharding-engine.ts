@@ -3,6 +3,7 @@ import type { QueryResult } from 'typeorm';
 import type { PhysicalQueryEvent } from '../data-source/options.js';
 import { UnsupportedShardingError } from '../errors/index.js';
 import { executeStatements, type ExecutorSettings } from '../execute/executor.js';
+import { streamStatements } from '../execute/stream-statements.js';
 import type { ShardTarget } from '../execute/shard-target.js';
 import { buildMerge, collectRows, type MergeSpec, type Row } from '../merge/index.js';
 import { parameterize, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
@@ -21,6 +22,8 @@ import { rowsResult, writesResult } from './query-result.js';
 
 /** Resolved settings of the engine. */
 export interface EngineSettings extends RouteSettings {
+  /** Scattered pages whose offset+count exceed this many rows are streamed from the shards (MySQL). */
+  readonly streamThreshold?: number;
   readonly concurrency: number;
   readonly planCacheSize: number;
   readonly globalQueue: PQueue | undefined;
@@ -78,10 +81,37 @@ export class ShardingEngine {
         : await executeStatements(work.statements, this.targets, session, this.executor);
       return writesResult(results, this.dialect);
     }
+    if (work.statements.length > 1 && this.shouldStream(work.merge!)) {
+      const inputs = streamStatements(work.statements, this.targets, session, this.executor);
+      return rowsResult(await collectRows(buildMerge(work.merge!, inputs)));
+    }
     const results = await executeStatements(work.statements, this.targets, session, this.executor);
     if (results.length === 1) return results[0]!;
     const inputs = results.map((r) => arrayStream((r.records ?? []) as Row[]));
     return rowsResult(await collectRows(buildMerge(work.merge!, inputs)));
+  }
+
+  /**
+   * Runs a logical SELECT as a stream of rows (TypeORM's `QueryBuilder.stream()`). On MySQL the
+   * shards are streamed into the merge; elsewhere the merged rows are produced from the
+   * buffered results.
+   */
+  async stream(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<AsyncIterable<Row>> {
+    const work = this.plan(sql, parameters ?? []);
+    if (work.kind === 'rows' && work.statements.length > 1 && this.dialect === 'mysql') {
+      return buildMerge(work.merge!, streamStatements(work.statements, this.targets, session, this.executor));
+    }
+    const result = await this.query(sql, parameters, session);
+    return arrayStream((result.records ?? []) as Row[]);
+  }
+
+  /**
+   * Deep pages are streamed (MySQL): each shard is sent LIMIT offset+count and only a few
+   * rows per shard are held while the merge skips the offset.
+   */
+  private shouldStream(merge: MergeSpec): boolean {
+    if (this.dialect !== 'mysql' || !merge.limit) return false;
+    return merge.limit.offset + (merge.limit.count ?? Infinity) > (this.settings.streamThreshold ?? 1000);
   }
 
   /** The physical statements a logical statement would run, without running them. */

@@ -1,0 +1,72 @@
+import type { Readable } from 'node:stream';
+import type { QueryRunner } from 'typeorm';
+import { ShardQueryError } from '../errors/index.js';
+import type { Row } from '../merge/index.js';
+import type { PhysicalStatement } from '../rewrite/physical-statement.js';
+import type { ShardSession } from '../session/shard-session.js';
+import type { ExecutorSettings } from './executor.js';
+import type { ShardTarget } from './shard-target.js';
+
+/**
+ * Opens one row stream per physical statement (MySQL/MariaDB: the driver's streaming query,
+ * which pauses the socket when the consumer is slow), so that a merge pulling one row at a
+ * time holds shards × a small buffer in memory, not shards × (offset + count) rows.
+ *
+ * Each stream keeps its connection until it ends. When the merge stops early (its LIMIT is
+ * reached) the rest of a stream is drained in the background and discarded — the shard was
+ * sent `LIMIT offset+count`, so that is bounded — and only then is the connection released:
+ * giving back a connection in the middle of a result would corrupt it.
+ */
+export function streamStatements(
+  statements: readonly PhysicalStatement[],
+  targets: readonly ShardTarget[],
+  session: ShardSession,
+  settings: ExecutorSettings,
+): AsyncIterable<Row>[] {
+  return statements.map((statement) => streamOne(statement, targets[statement.shard]!, session, settings));
+}
+
+async function* streamOne(statement: PhysicalStatement, target: ShardTarget, session: ShardSession, settings: ExecutorSettings): AsyncGenerator<Row> {
+  const started = performance.now();
+  let runner: QueryRunner | undefined;
+  let stream: Readable | undefined;
+  let rows = 0;
+  let ended = false;
+  const fail = (cause: unknown): ShardQueryError => {
+    settings.onPhysicalQuery?.({ shard: target.name, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows, error: cause });
+    const reason = (cause as Error)?.message;
+    return new ShardQueryError(`Shard ${target.name} failed: ${reason}\n  physical SQL: ${statement.sql}`, {
+      shard: target.name,
+      sql: statement.sql,
+      parameters: statement.parameters,
+      cause,
+    });
+  };
+  try {
+    runner = await session.acquire(target);
+    stream = (await runner.stream(statement.sql, statement.parameters as unknown[])) as Readable;
+    // destroyOnReturn: false — an early stop must not destroy the driver's stream (see above).
+    for await (const row of stream.iterator({ destroyOnReturn: false })) {
+      rows++;
+      yield row as Row;
+    }
+    ended = true;
+    settings.onPhysicalQuery?.({ shard: target.name, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows });
+  } catch (cause) {
+    ended = true;
+    throw fail(cause);
+  } finally {
+    const r = runner;
+    if (r) {
+      if (ended || !stream) {
+        await session.done(target, r);
+      } else {
+        // Stopped early by the consumer: drain the rest, then release.
+        const s = stream;
+        s.on('error', () => void session.done(target, r));
+        s.on('end', () => void session.done(target, r));
+        s.resume();
+      }
+    }
+  }
+}

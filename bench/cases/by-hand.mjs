@@ -1,0 +1,48 @@
+// The plugin against doing it by hand: the same pruned per-shard finds written with plain
+// TypeORM on the shard DataSources (same window, same batch size), and raw mysql2
+// hand-routing over one pool per shard (the no-ORM limit).
+import { In } from 'typeorm';
+import { alternate, verify } from '../lib/loop.mjs';
+import { groupByShard, idLists, log, runWindow } from '../lib/util.mjs';
+import { MAX_IN, Order, WINDOW } from '../lib/setup.mjs';
+
+export const BY_HAND_SIZES = [8, 128];
+export const BY_HAND_CONCURRENCY = [1, 16];
+export const BY_HAND_VARIANTS = ['plugin', 'handTypeorm', 'rawMysql2'];
+const RAW_SQL = 'SELECT `id`, `buyerId`, `amount`, `note`, `createdAt` FROM `orders` WHERE `id` IN (?)';
+
+export async function runByHand(ctx) {
+  const { dsOn, pools, cfg, totalOrders, shardIndexOf } = ctx;
+  const repo = dsOn.getRepository(Order);
+  const shardRepos = dsOn.shardNames.map((name) => dsOn.getShardDataSource(name).getRepository(Order));
+  const flat = (parts) => (parts.length === 1 ? parts[0] : parts.flat());
+  const ops = {
+    plugin: (ids) => repo.find({ where: { id: In(ids) } }),
+    handTypeorm: (ids) => {
+      const units = groupByShard(ids, shardIndexOf, MAX_IN);
+      return runWindow(units.map((u) => () => shardRepos[u.shard].find({ where: { id: In(u.values) } })), WINDOW).then(flat);
+    },
+    rawMysql2: (ids) => {
+      const units = groupByShard(ids, shardIndexOf, MAX_IN);
+      return runWindow(units.map((u) => () => pools[u.shard].query(RAW_SQL, [u.values]).then((r) => r[0])), WINDOW).then(flat);
+    },
+  };
+  const cells = [];
+  for (const n of BY_HAND_SIZES) {
+    const lists = idLists(n, 256, totalOrders, 2000 + n);
+    const variants = BY_HAND_VARIANTS.map((key) => ({ key, op: (i) => ops[key](lists[i % lists.length]) }));
+    const failed = {};
+    for (const v of variants) {
+      const err = await verify(v.key, v.op, n);
+      if (err) failed[v.key] = { error: err };
+    }
+    for (const c of BY_HAND_CONCURRENCY) {
+      const live = variants.filter((v) => !failed[v.key]);
+      const res = live.length ? await alternate(live, { reps: cfg.reps, clients: c, warmupMs: cfg.warmupMs, durationMs: cfg.durationMs, minOps: cfg.warmupMs > 0 ? 10 : 1 }) : {};
+      const cell = { n, c, ...failed, ...res };
+      cells.push(cell);
+      log(`[by-hand] IN=${n} c=${c} ` + BY_HAND_VARIANTS.map((k) => `${k}=${cell[k].error ? 'failed' : cell[k].qps.toFixed(0) + 'qps'}`).join(' '));
+    }
+  }
+  return { cells, window: WINDOW };
+}

@@ -1,0 +1,42 @@
+// The plugin's own overhead: findOneBy({ id }) routed to one shard against the same call on
+// one plain DataSource, on MariaDB and on SQLite in memory.
+import { alternate, verify } from '../lib/loop.mjs';
+import { idLists, log } from '../lib/util.mjs';
+import { Order } from '../lib/setup.mjs';
+
+export const OVERHEAD_VARIANTS = ['sharded', 'unsharded'];
+
+async function measurePair(sharded, plain, total, opts, label) {
+  const ids = idLists(1, 4096, total, 3000).map((l) => l[0]);
+  const repos = { sharded: sharded.getRepository(Order), unsharded: plain.getRepository(Order) };
+  const variants = OVERHEAD_VARIANTS.map((key) => ({ key, op: (i) => repos[key].findOneBy({ id: ids[i % ids.length] }) }));
+  const failed = {};
+  for (const v of variants) {
+    const err = await verify(v.key, v.op, 1);
+    if (err) failed[v.key] = { error: err };
+  }
+  const live = variants.filter((v) => !failed[v.key]);
+  const res = live.length ? await alternate(live, opts) : {};
+  const cell = { ...failed, ...res };
+  log(`[overhead] ${label} ` + OVERHEAD_VARIANTS.map((k) => `${k}=${cell[k].error ? 'failed' : cell[k].qps.toFixed(0) + 'qps mean=' + (cell[k].mean * 1000).toFixed(0) + 'µs'}`).join(' '));
+  return cell;
+}
+
+export async function runOverhead(ctx) {
+  const { cfg } = ctx;
+  const out = { mariadb: [], sqlite: undefined };
+  for (const c of [1, 16]) {
+    const cell = await measurePair(ctx.dsOn, ctx.plain, ctx.totalOrders, { reps: cfg.overheadReps, clients: c, warmupMs: cfg.warmupMs, durationMs: cfg.durationMs, minOps: cfg.warmupMs > 0 ? 10 : 1 }, `mariadb c=${c}`);
+    out.mariadb.push({ c, ...cell });
+  }
+  if (ctx.sqlite) {
+    // better-sqlite3 is synchronous: one client; more repetitions of shorter windows.
+    out.sqlite = {
+      c: 1,
+      ...(await measurePair(ctx.sqlite.sharded, ctx.sqlite.plain, ctx.sqlite.total, { reps: cfg.overheadReps * 2, clients: 1, warmupMs: cfg.warmupMs, durationMs: cfg.durationMs / 2, minOps: cfg.warmupMs > 0 ? 10 : 1 }, 'sqlite c=1')),
+    };
+  } else {
+    out.sqlite = { c: 1, sharded: { error: ctx.sqliteError ?? 'not run' }, unsharded: { error: ctx.sqliteError ?? 'not run' } };
+  }
+  return out;
+}

@@ -1,0 +1,309 @@
+// Renders bench/results/REPORT.md and the SVG charts from the results object.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { lineChart, domainOf } from './svg.mjs';
+import { IN_SIZES, CONCURRENCY } from '../cases/matrix.mjs';
+import { BY_HAND_SIZES, BY_HAND_CONCURRENCY } from '../cases/by-hand.mjs';
+import { PLANNER_CASES } from '../cases/planner.mjs';
+import { OFFSETS } from '../cases/deep-paging.mjs';
+
+export const REQUIRED_SECTIONS = [
+  '## Targets',
+  '## Configuration',
+  '## 1. The article\'s study: IN size × concurrency × pruning',
+  '## 2. Sharded against unsharded',
+  '## 3. Plugin overhead: findOneBy',
+  '## 4. Against doing it by hand',
+  '## 5. Planner alone',
+  '## 6. Plan cache',
+  '## 7. Deep paging',
+  '## Method',
+];
+export const CHARTS = {
+  latencyOn: 'latency-pruning-on.svg',
+  latencyOff: 'latency-pruning-off.svg',
+  throughputOn: 'throughput-pruning-on.svg',
+  throughputOff: 'throughput-pruning-off.svg',
+  vsUnsharded: 'throughput-vs-unsharded.svg',
+};
+
+const n0 = (v) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '—');
+const f1 = (v) => (Number.isFinite(v) ? v.toFixed(1) : '—');
+const f2 = (v) => (Number.isFinite(v) ? v.toFixed(2) : '—');
+const ms = (v) => (Number.isFinite(v) ? (v < 10 ? v.toFixed(2) : v.toFixed(1)) : '—');
+const x2 = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '—');
+const mib = (b) => (Number.isFinite(b) ? `${(b / 1048576).toFixed(1)} MiB` : '—');
+const cellText = (r, f) => (!r ? '—' : r.error ? `failed: ${r.error.replace(/\|/g, '\\|')}` : f(r));
+
+/** A target row: status from a measured value (or an error). */
+function target(name, goal, measured, met, note = '') {
+  let status;
+  if (measured?.error) status = `⚠️ failed: ${measured.error.replace(/\|/g, '\\|')}`;
+  else if (met === undefined) status = '— not run';
+  else status = met ? '✅ met' : '❌ missed';
+  return { name, goal, measured: measured?.error ? '—' : measured?.text ?? '—', status, note };
+}
+
+function findCell(cells, n, c) {
+  return cells?.find((x) => x.n === n && x.c === c);
+}
+
+export function evaluateTargets(R) {
+  const rows = [];
+  // 1-3. findOneBy overhead
+  for (const c of [1, 16]) {
+    const cell = R.overhead?.mariadb?.find((x) => x.c === c);
+    const err = !cell ? { error: 'not run' } : cell.sharded?.error ? cell.sharded : cell.unsharded?.error ? cell.unsharded : undefined;
+    const ratio = cell && !err ? cell.unsharded.qps / cell.sharded.qps : NaN;
+    rows.push(target(`findOneBy sharded / unsharded, MariaDB, ${c} client${c > 1 ? 's' : ''} (time per call)`, '≤ 1.10×', err ?? { text: x2(ratio) }, err ? undefined : ratio <= 1.1));
+  }
+  {
+    const cell = R.overhead?.sqlite;
+    const err = !cell ? { error: 'not run' } : cell.sharded?.error ? cell.sharded : cell.unsharded?.error ? cell.unsharded : undefined;
+    const ratio = cell && !err ? cell.sharded.mean / cell.unsharded.mean : NaN;
+    rows.push(target('findOneBy sharded / unsharded, SQLite in memory (mean time per call)', '≤ 1.10×', err ?? { text: x2(ratio) }, err ? undefined : ratio <= 1.1));
+  }
+  // 4. plugin vs hand-written TypeORM
+  {
+    const cells = R.byHand?.cells ?? [];
+    const ok = cells.filter((c) => !c.plugin?.error && !c.handTypeorm?.error);
+    const failed = cells.find((c) => c.plugin?.error || c.handTypeorm?.error);
+    if (!cells.length || (failed && !ok.length)) {
+      rows.push(target('find(In(ids)) plugin / hand-written per-shard TypeORM (worst cell, throughput)', '≤ 1.00×', { error: failed ? (failed.plugin?.error ?? failed.handTypeorm?.error) : 'not run' }));
+    } else {
+      const worst = ok.map((c) => ({ c, r: c.handTypeorm.qps / c.plugin.qps })).sort((a, b) => b.r - a.r)[0];
+      rows.push(target('find(In(ids)) plugin / hand-written per-shard TypeORM (worst cell, time per call)', '≤ 1.00×', { text: `${x2(worst.r)} (IN ${worst.c.n}, ${worst.c.c} clients)` }, worst.r <= 1.0, failed ? 'some cells failed' : ''));
+    }
+  }
+  // 5. planner p99
+  for (const dialect of ['mysql', 'sqlite']) {
+    const list = (R.planner ?? []).filter((p) => p.dialect === dialect && (p.key === 'point' || p.key === 'in8'));
+    const failed = list.find((p) => p.error);
+    if (!list.length || failed) {
+      rows.push(target(`planner p99, ${dialect === 'mysql' ? 'MariaDB' : 'SQLite'} dialect (findOneBy and IN of 8, 64 shards)`, '≤ 50 µs', { error: failed?.error ?? 'not run' }));
+    } else {
+      const worst = list.sort((a, b) => b.p99 - a.p99)[0];
+      rows.push(target(`planner p99, ${dialect === 'mysql' ? 'MariaDB' : 'SQLite'} dialect (findOneBy and IN of 8, 64 shards)`, '≤ 50 µs', { text: `${f1(worst.p99)} µs (${worst.label})` }, worst.p99 <= 50));
+    }
+  }
+  // 6. pruning gain at IN 8, 16 clients
+  {
+    const cell = findCell(R.matrix?.cells, 8, 16);
+    const st = R.matrix?.statements?.[8];
+    const err = !cell ? { error: 'not run' } : cell.pruned?.error ? cell.pruned : cell.broadcast?.error ? cell.broadcast : undefined;
+    if (err) rows.push(target('64 shards, IN of 8, 16 clients: pruned / broadcast throughput, share of the ideal gain', '≥ 80 % of ideal', err));
+    else {
+      const gain = cell.pruned.qps / cell.broadcast.qps;
+      const ideal = st.broadcast / st.pruned;
+      rows.push(target('64 shards, IN of 8, 16 clients: pruned / broadcast throughput, share of the ideal gain', `≥ 80 % of ideal (${f1(ideal)}×)`, { text: `${f2(gain)}× = ${n0((gain / ideal) * 100)} % of ideal` }, gain >= 0.8 * ideal));
+    }
+  }
+  // 7. plan cache
+  for (const dialect of ['mysql', 'sqlite']) {
+    const s = (R.planCache ?? []).find((p) => p.dialect === dialect);
+    const name = `plan-cache entries of one new query shape after IN lists of ${s && !s.error ? `${n0(s.lengths)} lengths 1..${n0(s.maxLength)}` : 'every length'}, ${dialect === 'mysql' ? 'MariaDB' : 'SQLite'} dialect`;
+    if (!s || s.error) rows.push(target(name, '1 entry per shape', { error: s?.error ?? 'not run' }));
+    else rows.push(target(name, '1 entry per shape', { text: `${s.entriesAdded} new entr${s.entriesAdded === 1 ? 'y' : 'ies'}, ${s.misses} miss${s.misses === 1 ? '' : 'es'}` }, s.misses === 1 && s.entriesAdded === 1));
+  }
+  // 8. deep paging memory
+  {
+    const d = R.deepPaging;
+    const a = d?.offsets?.find((o) => o.offset === 1000)?.sharded;
+    const b = d?.offsets?.find((o) => o.offset === 10000)?.sharded;
+    const err = d?.error ? { error: d.error } : !a || !b ? { error: 'not run' } : b.error ? b : a.error ? a : undefined;
+    const name = `deep paging, 16 shards, OFFSET 10,000: peak memory bounded by shards × page (peak at OFFSET 10,000 / at OFFSET 1,000)`;
+    if (err) rows.push(target(name, '≤ 2× (flat)', err));
+    else {
+      const r = b.peakBytes / Math.max(a.peakBytes, 1);
+      rows.push(target(name, '≤ 2× (flat)', { text: `${mib(b.peakBytes)} vs ${mib(a.peakBytes)} = ${x2(r)}; ${n0(b.fetchedRows)} rows fetched for a page of ${d.page}` }, r <= 2));
+    }
+  }
+  // 9. DESIGN §5: 64 shards on one server vs one table, IN of 8
+  {
+    const cell = findCell(R.matrix?.cells, 8, 16);
+    const err = !cell ? { error: 'not run' } : cell.pruned?.error ? cell.pruned : cell.unsharded?.error ? cell.unsharded : undefined;
+    const name = '64 shards on one server, IN of 8, 16 clients: pruned / unsharded throughput (DESIGN §5)';
+    if (err) rows.push(target(name, '≥ 0.50', err));
+    else {
+      const r = cell.pruned.qps / cell.unsharded.qps;
+      rows.push(target(name, '≥ 0.50', { text: f2(r) }, r >= 0.5));
+    }
+  }
+  return rows;
+}
+
+function charts(R, dir) {
+  const cells = R.matrix?.cells ?? [];
+  const clients = R.matrix?.clients ?? CONCURRENCY;
+  const lat = (variant, field) => clients.map((c) => ({ c, values: IN_SIZES.map((n) => findCell(cells, n, c)?.[variant]?.[field] ?? NaN) }));
+  const latencySeries = (variant) =>
+    lat(variant, 'p50').map((s, k) => ({ name: `${s.c} client${s.c > 1 ? 's' : ''} p50`, values: s.values, color: ['#1f77b4', '#d62728', '#2ca02c'][k] }))
+      .concat(lat(variant, 'p99').map((s, k) => ({ name: `${s.c} client${s.c > 1 ? 's' : ''} p99`, values: s.values, color: ['#1f77b4', '#d62728', '#2ca02c'][k], dash: true })));
+  const qpsSeries = (variant) => lat(variant, 'qps').map((s, k) => ({ name: `${s.c} client${s.c > 1 ? 's' : ''}`, values: s.values, color: ['#1f77b4', '#d62728', '#2ca02c'][k] }));
+  const latOn = latencySeries('pruned');
+  const latOff = latencySeries('broadcast');
+  const qOn = qpsSeries('pruned');
+  const qOff = qpsSeries('broadcast');
+  const latDomain = domainOf([...latOn, ...latOff]);
+  const qDomain = domainOf([...qOn, ...qOff]);
+  const common = { xs: IN_SIZES, xLabel: 'values in the IN list', log: true };
+  const files = {
+    [CHARTS.latencyOn]: lineChart({ ...common, title: 'Latency, pruning ON (64 shards)', yLabel: 'latency, ms', series: latOn, domain: latDomain }),
+    [CHARTS.latencyOff]: lineChart({ ...common, title: 'Latency, pruning OFF (naive broadcast)', yLabel: 'latency, ms', series: latOff, domain: latDomain }),
+    [CHARTS.throughputOn]: lineChart({ ...common, title: 'Throughput, pruning ON (64 shards)', yLabel: 'queries / s', series: qOn, domain: qDomain }),
+    [CHARTS.throughputOff]: lineChart({ ...common, title: 'Throughput, pruning OFF (naive broadcast)', yLabel: 'queries / s', series: qOff, domain: qDomain }),
+    [CHARTS.vsUnsharded]: lineChart({
+      ...common,
+      title: 'Throughput at 16 clients: sharded vs one table',
+      yLabel: 'queries / s',
+      series: [
+        { name: 'unsharded table', values: IN_SIZES.map((n) => findCell(cells, n, 16)?.unsharded?.qps ?? NaN), color: '#555555' },
+        { name: '64 shards, pruned', values: IN_SIZES.map((n) => findCell(cells, n, 16)?.pruned?.qps ?? NaN), color: '#1f77b4' },
+        { name: '64 shards, broadcast', values: IN_SIZES.map((n) => findCell(cells, n, 16)?.broadcast?.qps ?? NaN), color: '#d62728', dash: true },
+      ],
+    }),
+  };
+  for (const [name, svg] of Object.entries(files)) writeFileSync(join(dir, name), svg);
+}
+
+export function writeReport(R, dir) {
+  charts(R, dir);
+  const L = [];
+  const meta = R.meta;
+  L.push('# typeorm-sharding benchmark report');
+  L.push('');
+  // Machine-readable shape of the report, read by bench/check-report.mjs.
+  L.push(`<!-- bench-shape ${JSON.stringify({ quick: meta.quick, inSizes: IN_SIZES, clients: R.matrix?.clients ?? CONCURRENCY, byHand: { sizes: BY_HAND_SIZES, clients: BY_HAND_CONCURRENCY }, planner: PLANNER_CASES.length * 2, planCache: 2, offsets: OFFSETS })} -->`);
+  L.push('');
+  L.push(`Generated by \`pnpm bench${meta.quick ? ' --quick' : ''}\` on ${meta.date} · commit \`${meta.commit}\` · ${meta.quick ? '**quick mode: short windows and a small data set; the numbers are a smoke test, not measurements**' : 'full run'} · total ${f1(meta.totalSeconds)} s.`);
+  L.push('');
+  L.push('## Targets');
+  L.push('');
+  L.push('Targets from DESIGN.md §5 and issue 5. Ratios are taken from variants measured side by side in the same run.');
+  L.push('');
+  L.push('| # | Target | Goal | Measured | Status |');
+  L.push('|---|---|---|---|---|');
+  evaluateTargets(R).forEach((t, i) => L.push(`| ${i + 1} | ${t.name} | ${t.goal} | ${t.measured}${t.note ? ` (${t.note})` : ''} | ${t.status} |`));
+  L.push('');
+  L.push('## Configuration');
+  L.push('');
+  L.push('| Setting | Value |');
+  L.push('|---|---|');
+  for (const [k, v] of meta.config) L.push(`| ${k} | ${v} |`);
+  L.push('');
+
+  // 1. matrix
+  const M = R.matrix;
+  L.push("## 1. The article's study: IN size × concurrency × pruning");
+  L.push('');
+  L.push(`${M?.shardCount ?? 64} shards on one MariaDB server, \`repo.find({ where: { id: In(ids) } })\` with ids drawn uniformly from all rows; *clients* = closed-loop client loops (the article's concurrency); the plugin's own window stays at its default (CPU cores = ${meta.window}). Pruning OFF sends the whole list to every shard (the article's naive mode). Latency lines: p50 solid, p99 dashed; the on/off charts share their y scale.`);
+  L.push('');
+  L.push(`![latency, pruning on](${CHARTS.latencyOn}) ![latency, pruning off](${CHARTS.latencyOff})`);
+  L.push('');
+  L.push(`![throughput, pruning on](${CHARTS.throughputOn}) ![throughput, pruning off](${CHARTS.throughputOff})`);
+  L.push('');
+  L.push('| IN size | clients | pruned qps | pruned p50 / p99 ms | broadcast qps | broadcast p50 / p99 ms | statements pruned / broadcast | gain (pruned / broadcast qps) | ideal gain (statements saved) |');
+  L.push('|---|---|---|---|---|---|---|---|---|');
+  for (const cell of M?.cells ?? []) {
+    const st = M.statements[cell.n];
+    const gain = cell.pruned?.qps / cell.broadcast?.qps;
+    L.push(`| ${cell.n} | ${cell.c} | ${cellText(cell.pruned, (r) => n0(r.qps))} | ${cellText(cell.pruned, (r) => `${ms(r.p50)} / ${ms(r.p99)}`)} | ${cellText(cell.broadcast, (r) => n0(r.qps))} | ${cellText(cell.broadcast, (r) => `${ms(r.p50)} / ${ms(r.p99)}`)} | ${f1(st.pruned)} / ${st.broadcast} | ${x2(gain)} | ${x2(st.broadcast / st.pruned)} |`);
+  }
+  if (M?.error) L.push(`\nfailed: ${M.error}`);
+  L.push('');
+
+  // 2. sharded vs unsharded
+  L.push('## 2. Sharded against unsharded');
+  L.push('');
+  L.push('The same IN queries on one unsharded table holding every row (bench_plain), measured in the same alternation as section 1: what sharding costs when all shards share one server.');
+  L.push('');
+  L.push(`![throughput vs unsharded](${CHARTS.vsUnsharded})`);
+  L.push('');
+  L.push('| IN size | clients | unsharded qps | unsharded p50 / p99 ms | pruned qps | pruned / unsharded qps | broadcast / unsharded qps |');
+  L.push('|---|---|---|---|---|---|---|');
+  for (const cell of M?.cells ?? []) {
+    L.push(`| ${cell.n} | ${cell.c} | ${cellText(cell.unsharded, (r) => n0(r.qps))} | ${cellText(cell.unsharded, (r) => `${ms(r.p50)} / ${ms(r.p99)}`)} | ${cellText(cell.pruned, (r) => n0(r.qps))} | ${f2(cell.pruned?.qps / cell.unsharded?.qps)} | ${f2(cell.broadcast?.qps / cell.unsharded?.qps)} |`);
+  }
+  L.push('');
+
+  // 3. overhead
+  const O = R.overhead;
+  L.push('## 3. Plugin overhead: findOneBy');
+  L.push('');
+  L.push('`repo.findOneBy({ id })` on the ShardedDataSource (routes to one shard) against the same call on one plain TypeORM DataSource holding all rows. Ratio = sharded time per call / unsharded time per call (for 16 clients: unsharded qps / sharded qps).');
+  L.push('');
+  L.push('| backend | clients | sharded qps | sharded mean / p50 / p99 µs | unsharded qps | unsharded mean / p50 / p99 µs | ratio | target |');
+  L.push('|---|---|---|---|---|---|---|---|');
+  const us = (r) => `${n0(r.mean * 1000)} / ${n0(r.p50 * 1000)} / ${n0(r.p99 * 1000)}`;
+  for (const [backend, cell] of [...(O?.mariadb ?? []).map((c) => ['MariaDB', c]), ...(O?.sqlite ? [['SQLite :memory:', O.sqlite]] : [])]) {
+    const ratio = backend === 'MariaDB' ? cell.unsharded?.qps / cell.sharded?.qps : cell.sharded?.mean / cell.unsharded?.mean;
+    L.push(`| ${backend} | ${cell.c} | ${cellText(cell.sharded, (r) => n0(r.qps))} | ${cellText(cell.sharded, us)} | ${cellText(cell.unsharded, (r) => n0(r.qps))} | ${cellText(cell.unsharded, us)} | ${x2(ratio)} | ≤ 1.10× ${Number.isFinite(ratio) ? (ratio <= 1.1 ? '✅' : '❌') : ''} |`);
+  }
+  if (O?.error) L.push(`\nfailed: ${O.error}`);
+  L.push('');
+
+  // 4. by hand
+  const B = R.byHand;
+  L.push('## 4. Against doing it by hand');
+  L.push('');
+  L.push(`*plugin*: \`repo.find({ where: { id: In(ids) } })\` on the ShardedDataSource. *hand-written TypeORM*: the ids grouped by shard with the same hash, split into batches of ${meta.maxIn}, one \`find({ where: { id: In(group) } })\` per batch on \`ds.getShardDataSource(name)\`, at most ${B?.window ?? meta.window} in flight (the plugin's window). *raw mysql2*: the same routing and window with \`pool.query\` on one mysql2 pool per shard — the no-ORM limit. Ratio = plugin time per call / baseline time per call.`);
+  L.push('');
+  L.push('| IN size | clients | plugin qps | plugin p50 / p99 ms | hand TypeORM qps | hand TypeORM p50 / p99 ms | raw mysql2 qps | raw mysql2 p50 / p99 ms | plugin / hand TypeORM | plugin / raw mysql2 |');
+  L.push('|---|---|---|---|---|---|---|---|---|---|');
+  const pp = (r) => `${ms(r.p50)} / ${ms(r.p99)}`;
+  for (const cell of B?.cells ?? []) {
+    const r1 = cell.handTypeorm?.qps / cell.plugin?.qps;
+    const r2 = cell.rawMysql2?.qps / cell.plugin?.qps;
+    L.push(`| ${cell.n} | ${cell.c} | ${cellText(cell.plugin, (r) => n0(r.qps))} | ${cellText(cell.plugin, pp)} | ${cellText(cell.handTypeorm, (r) => n0(r.qps))} | ${cellText(cell.handTypeorm, pp)} | ${cellText(cell.rawMysql2, (r) => n0(r.qps))} | ${cellText(cell.rawMysql2, pp)} | ${x2(r1)} ${Number.isFinite(r1) ? (r1 <= 1 ? '✅' : '❌') : ''} | ${x2(r2)} |`);
+  }
+  if (B?.error) L.push(`\nfailed: ${B.error}`);
+  L.push('');
+
+  // 5. planner
+  L.push('## 5. Planner alone');
+  L.push('');
+  L.push('`ds.explain(sql, parameters)` on the SQL TypeORM generates for each call (ids vary per call, the plan is cached): parameterize → plan-cache hit → route → rewrite, no I/O. Timed one call at a time with `process.hrtime.bigint()`; µs. Target p99 ≤ 50 µs (judged on findOneBy and IN of 8; larger lists are shown for the cost per value).');
+  L.push('');
+  L.push('| dialect | logical query | shards | physical statements per call | p50 µs | p99 µs | mean µs | calls | p99 ≤ 50 µs |');
+  L.push('|---|---|---|---|---|---|---|---|---|');
+  for (const p of R.planner ?? []) {
+    if (p.error) L.push(`| ${p.dialect} | ${p.label} | — | — | failed: ${p.error} | — | — | — | — |`);
+    else L.push(`| ${p.dialect} | ${p.label} | ${p.shards} | ${f1(p.statementsPerCall)} | ${f1(p.p50)} | ${f1(p.p99)} | ${f1(p.mean)} | ${n0(p.iterations)} | ${p.p99 <= 50 ? '✅' : '❌'} |`);
+  }
+  if (R.plannerError) L.push(`\nfailed: ${R.plannerError}`);
+  L.push('');
+
+  // 6. plan cache
+  L.push('## 6. Plan cache');
+  L.push('');
+  L.push('One `find({ select: { id, amount }, where: { id: In(ids) } })` shape that no other case uses, sent through `ds.explain` with IN lists of every length up to a bound, then every k-th length up to 10,000, and the longest; `ds.planCacheStats` before and after. One shape must give exactly one new entry (one miss) whatever the list length. The sweep has a time budget: *ns per IN value* is the planner\'s cost per list item (parameterize + route + rewrite over 64 shards), which decides how many lengths fit.');
+  L.push('');
+  L.push('| dialect | IN lengths tried | every length up to | longest | new entries | misses | cache size / capacity | seconds | ns per IN value | target |');
+  L.push('|---|---|---|---|---|---|---|---|---|---|');
+  for (const s of R.planCache ?? []) {
+    if (s.error) L.push(`| ${s.dialect} | failed: ${s.error} | — | — | — | — | — | — | — | — |`);
+    else L.push(`| ${s.dialect} | ${n0(s.lengths)}${s.budgetHitAt ? ` (time budget reached at ${n0(s.budgetHitAt)})` : ''} | ${n0(s.everyUpTo)} | ${n0(s.maxLength)} | ${s.entriesAdded} | ${s.misses} | ${s.sizeAfter} / ${s.capacity} | ${f1(s.seconds)} | ${n0(s.nsPerValue)} | ${s.misses === 1 && s.entriesAdded === 1 ? '✅' : '❌'} |`);
+  }
+  if (R.planCacheError) L.push(`\nfailed: ${R.planCacheError}`);
+  L.push('');
+
+  // 7. deep paging
+  const D = R.deepPaging;
+  L.push('## 7. Deep paging');
+  L.push('');
+  L.push(`\`repo.find({ order: { createdAt: 'DESC', id: 'DESC' }, skip: OFFSET, take: ${D?.page ?? 20} })\` over ${D?.shards ?? 16} shards (${n0(D?.totalRows)} rows) against one unsharded table with the same rows. Time: median of ${meta.pagingReps} alternating runs. Peak memory: peak of heapUsed + external above a gc'd baseline, sampled every ms and after each physical statement (median run; includes garbage not yet collected). *Fetched* = rows the shards returned. A streamed k-way merge keeps memory flat as OFFSET grows (bounded by shards × page); a buffering merge grows with OFFSET × shards.`);
+  L.push('');
+  L.push('| OFFSET | sharded ms | unsharded ms | sharded / unsharded time | sharded peak memory | unsharded peak memory | rows fetched from shards | same first row |');
+  L.push('|---|---|---|---|---|---|---|---|');
+  for (const o of D?.offsets ?? []) {
+    L.push(`| ${n0(o.offset)} | ${cellText(o.sharded, (r) => ms(r.ms))} | ${cellText(o.unsharded, (r) => ms(r.ms))} | ${x2(o.sharded?.ms / o.unsharded?.ms)} | ${cellText(o.sharded, (r) => mib(r.peakBytes))} | ${cellText(o.unsharded, (r) => mib(r.peakBytes))} | ${cellText(o.sharded, (r) => n0(r.fetchedRows))} | ${o.sharded?.error || o.unsharded?.error ? '—' : o.sharded?.mismatch ? `❌ ${o.sharded.mismatch}` : '✅'} |`);
+  }
+  if (D?.error) L.push(`\nfailed: ${D.error}`);
+  L.push('');
+
+  L.push('## Method');
+  L.push('');
+  for (const line of meta.method) L.push(`- ${line}`);
+  L.push('');
+  writeFileSync(join(dir, 'REPORT.md'), L.join('\n'));
+}

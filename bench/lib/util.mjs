@@ -1,0 +1,129 @@
+// Small helpers shared by the benchmark cases: seeded randomness, statistics, a statement
+// window for the hand-written baselines, and a progress bar on stderr.
+
+/** Deterministic PRNG (mulberry32), so every run and every variant draws the same ids. */
+export function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `count` lists of `size` distinct ids drawn uniformly from 1..maxId. */
+export function idLists(size, count, maxId, seed) {
+  const rnd = prng(seed);
+  const lists = [];
+  for (let l = 0; l < count; l++) {
+    const seen = new Set();
+    while (seen.size < Math.min(size, maxId)) seen.add(1 + Math.floor(rnd() * maxId));
+    lists.push([...seen]);
+  }
+  return lists;
+}
+
+/** Percentile (nearest rank) of an ascending-sorted array. */
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+}
+
+/** p50 / p99 / mean / count of a list of samples. */
+export function summarize(samples) {
+  const sorted = Float64Array.from(samples).sort();
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    count: sorted.length,
+    mean: sorted.length ? sum / sorted.length : NaN,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.length ? sorted[sorted.length - 1] : NaN,
+  };
+}
+
+/** Runs async tasks with at most `limit` in flight; results in task order. */
+export async function runWindow(tasks, limit) {
+  if (tasks.length === 1) return [await tasks[0]()];
+  const out = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const k = next++;
+      out[k] = await tasks[k]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return out;
+}
+
+/** Groups ids by shard index (via `shardIndexOf`) and splits each group into batches of `batch`. */
+export function groupByShard(ids, shardIndexOf, batch) {
+  const groups = new Map();
+  for (const id of ids) {
+    const s = shardIndexOf(id);
+    let g = groups.get(s);
+    if (!g) groups.set(s, (g = []));
+    g.push(id);
+  }
+  const units = [];
+  for (const [shard, values] of groups) {
+    for (let i = 0; i < values.length; i += batch) units.push({ shard, values: values.slice(i, i + batch) });
+  }
+  return units;
+}
+
+/** A one-line progress bar on stderr (redrawn in place on a TTY, every 10 % otherwise). */
+export function progressBar(label, total) {
+  const tty = process.stderr.isTTY;
+  const started = performance.now();
+  let done = 0;
+  let lastDecile = -1;
+  const draw = (final = false) => {
+    const frac = total ? Math.min(1, done / total) : 1;
+    const width = 30;
+    const filled = Math.round(frac * width);
+    const secs = (performance.now() - started) / 1000;
+    const line = `${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(frac * 100).toFixed(0).padStart(3)}% ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} ${secs.toFixed(1)}s`;
+    if (tty) process.stderr.write(`\r${line}${final ? '\n' : ''}`);
+    else {
+      const decile = Math.floor(frac * 10);
+      if (decile !== lastDecile || final) {
+        lastDecile = decile;
+        process.stderr.write(`${line}\n`);
+      }
+    }
+  };
+  return {
+    tick(n = 1) {
+      done += n;
+      draw();
+    },
+    finish() {
+      done = total;
+      draw(true);
+    },
+  };
+}
+
+/** Log a status line on stderr. */
+const T0 = performance.now();
+export function log(...parts) {
+  process.stderr.write(`${((performance.now() - T0) / 1000).toFixed(1).padStart(6)}s ${parts.join(' ')}\n`);
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function gc() {
+  if (typeof globalThis.gc === 'function') globalThis.gc();
+}
+
+/** Short message of an error, for the report ("failed: <message>"). */
+export function errorMessage(error) {
+  const m = error?.message ?? String(error);
+  return m.split('\n')[0].slice(0, 300);
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { QueryRunner } from 'typeorm';
+import { ShardQueryError } from '../errors/index.js';
+import { ShardSession } from '../session/shard-session.js';
+import type { PhysicalStatement } from '../rewrite/physical-statement.js';
+import { executeStatements } from './executor.js';
+import type { ShardTarget } from './shard-target.js';
+
+/** A logging fake shard: each statement takes a few ticks; SQL 'FAIL' throws. */
+function fakeShards(count: number) {
+  const log: string[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let open = 0;
+  const targets: ShardTarget[] = Array.from({ length: count }, (_, index) => ({
+    name: `s${index}`,
+    index,
+    dataSource: undefined as never,
+    createRunner: () => {
+      open++;
+      return {
+        query: async (sql: string) => {
+          inFlight++;
+          maxInFlight = Math.max(maxInFlight, inFlight);
+          log.push(`s${index}: ${sql}`);
+          await new Promise((r) => setTimeout(r, 2));
+          inFlight--;
+          if (sql === 'FAIL') throw new Error('boom');
+          return { records: [{ shard: index, sql }], raw: [], affected: undefined };
+        },
+        release: async () => {
+          open--;
+        },
+      } as unknown as QueryRunner;
+    },
+    releaseRunner: (runner) => runner.release(),
+  }));
+  return { targets, log, stats: () => ({ maxInFlight, open }) };
+}
+
+const settings = (concurrency: number) => ({ concurrency, globalQueue: undefined, onPhysicalQuery: undefined });
+const statements = (n: number, shards: number, failAt = -1): PhysicalStatement[] =>
+  Array.from({ length: n }, (_, i) => ({ shard: i % shards, sql: i === failAt ? 'FAIL' : `q${i}`, parameters: [] }));
+
+describe('executeStatements', () => {
+  it('keeps at most `concurrency` statements in flight and returns results in statement order', async () => {
+    const { targets, stats } = fakeShards(4);
+    const results = await executeStatements(statements(10, 4), targets, new ShardSession('slave'), settings(3));
+    expect(results.map((r) => r.records[0].sql)).toEqual(Array.from({ length: 10 }, (_, i) => `q${i}`));
+    expect(stats().maxInFlight).toBe(3);
+    expect(stats().open).toBe(0);
+  });
+
+  it('runs one at a time with a window of 1 (the article\'s serial extreme)', async () => {
+    const { targets, stats } = fakeShards(2);
+    await executeStatements(statements(5, 2), targets, new ShardSession('slave'), settings(1));
+    expect(stats().maxInFlight).toBe(1);
+  });
+
+  it('fails with a typed error naming shard and SQL, starts nothing more, and releases every runner', async () => {
+    const { targets, log, stats } = fakeShards(4);
+    const error = await executeStatements(statements(12, 4, 1), targets, new ShardSession('slave'), settings(2)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ShardQueryError);
+    expect((error as ShardQueryError).shard).toBe('s1');
+    expect((error as ShardQueryError).sql).toBe('FAIL');
+    expect(log.length).toBeLessThan(12);
+    expect(stats().open).toBe(0);
+  });
+
+  it('shares a global cap across logical statements', async () => {
+    const { default: PQueue } = await import('p-queue');
+    const { targets, stats } = fakeShards(4);
+    const globalQueue = new PQueue({ concurrency: 2 });
+    const s = { concurrency: 4, globalQueue, onPhysicalQuery: undefined };
+    await Promise.all([1, 2, 3].map(() => executeStatements(statements(8, 4), targets, new ShardSession('slave'), s)));
+    expect(stats().maxInFlight).toBe(2);
+  });
+});

@@ -12,8 +12,10 @@ import type { ShardConnectionOptions, ShardedDataSourceOptions } from './options
 import { resolveShardingOptions, validateShards } from './resolve-options.js';
 import { MysqlShardingQueryRunner, SqliteShardingQueryRunner } from './sharding-query-runner.js';
 
-/** Options every shard DataSource gets regardless of what the user set: the sharded source drives these. */
-const DRIVEN_BY_SHARDED_SOURCE = { synchronize: false, migrationsRun: false, dropSchema: false, migrations: [], subscribers: [] };
+/** Schema steps the ShardedDataSource drives itself, so neither its base nor a shard may run them on its own. */
+const DRIVEN_BY_SHARDED_SOURCE = { synchronize: false, migrationsRun: false, dropSchema: false };
+/** Shards are plain connections: migrations and subscribers belong to the ShardedDataSource. */
+const SHARD_ONLY = { ...DRIVEN_BY_SHARDED_SOURCE, migrations: [], subscribers: [] };
 
 /**
  * A TypeORM DataSource whose tables are spread over several databases (shards).
@@ -112,7 +114,7 @@ export class ShardedDataSource extends DataSource {
     if (this.isInitialized) throw new ShardingConfigError('This ShardedDataSource is already initialised.');
     const settings = resolveShardingOptions(this.shardedOptions.sharding);
     const { shards, sharding: _s, ...base } = this.shardedOptions as ShardedDataSourceOptions & Record<string, unknown>;
-    this.shardSources = shards.map((shard) => new DataSource({ ...base, ...withoutName(shard), ...DRIVEN_BY_SHARDED_SOURCE } as unknown as DataSourceOptions));
+    this.shardSources = shards.map((shard) => new DataSource({ ...base, ...withoutName(shard), ...SHARD_ONLY } as unknown as DataSourceOptions));
 
     const outcomes = await Promise.allSettled(this.shardSources.map((ds) => ds.initialize()));
     const failed = outcomes.map((o, i) => ({ o, i })).filter((x) => x.o.status === 'rejected');

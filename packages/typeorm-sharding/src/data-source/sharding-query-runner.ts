@@ -76,4 +76,13 @@ export class SqliteShardingQueryRunner extends SqliteBase {
     this.mode = mode;
     this.session = new ShardSession(mode);
   }
+
+  /** Migrations run with foreign keys off, on every shard (the base class talks to one connection). */
+  override async beforeMigration(): Promise<void> {
+    await this.query('PRAGMA foreign_keys = OFF');
+  }
+
+  override async afterMigration(): Promise<void> {
+    await this.query('PRAGMA foreign_keys = ON');
+  }
 }

@@ -1,0 +1,26 @@
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+
+/**
+ * The Quick start's demo, built the way a user builds it: tsc with decorator metadata (its
+ * entities leave column types to the metadata), then run on SQLite files.
+ */
+describe('demo app', () => {
+  it('builds with tsc and shows the article example and the Atlas pages', () => {
+    execFileSync(process.execPath, [tsc, '-p', 'packages/typeorm-sharding/tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
+    execFileSync(process.execPath, [tsc, '-p', 'packages/demo-app/tsconfig.json'], { cwd: root, stdio: 'pipe' });
+    const out = execFileSync(process.execPath, ['packages/demo-app/dist/main.js'], { cwd: root, encoding: 'utf8', env: { ...process.env, DEMO_DB: '' } });
+    expect(out).toMatch(/pruning on \(mod\): 5 orders found: 3 physical statement\(s\)/);
+    expect(out).toMatch(/pruning off \(the naive broadcast\): 5 orders found: 4 physical statement\(s\)/);
+    expect(out).toMatch(/maxInValuesPerQuery 2, window of 2 .*: 5 orders found: 4 physical statement\(s\)/);
+    expect(out).toMatch(/\[shard_1\] SELECT .* IN \(\?, \?, \?\)\)\)\s+-- params \["1","5","9"\]/);
+    expect(out).toMatch(/page 2: 20 replies, ids 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17/);
+    expect(out).toMatch(/LIMIT 40 OFFSET 0/);
+    expect(out).toMatch(/Done\./);
+  });
+});

@@ -1,0 +1,17 @@
+import type { ParameterizedSql, SqlDialect } from '../../parameterize/index.js';
+import type { SelectPlan, WritePlan } from '../../plan/plan.js';
+import type { RewriteContext } from '../rewrite-select.js';
+
+/** The rewrite context the engine builds for a routed plan (kept in one place for the tests). */
+export function rewriteContextOf(plan: SelectPlan | WritePlan, p: ParameterizedSql, dialect: SqlDialect, scatter: boolean): RewriteContext {
+  const select = plan.kind === 'select' ? plan : undefined;
+  return {
+    p,
+    dialect,
+    scatter,
+    limit: select?.limit,
+    dropLimit: select !== undefined && !select.pushLimit,
+    cutHaving: select?.cutHaving ?? false,
+    derivedColumns: select?.derivedColumns ?? [],
+  };
+}

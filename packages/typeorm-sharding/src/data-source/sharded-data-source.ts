@@ -33,6 +33,7 @@ export class ShardedDataSource extends DataSource {
   private targets: ShardTarget[] = [];
   private engine: ShardingEngine | undefined;
   private rules: ShardingRules | undefined;
+  private sqliteRunner: SqliteShardingQueryRunner | undefined;
 
   constructor(options: ShardedDataSourceOptions) {
     let configError: ShardingError | undefined;
@@ -97,9 +98,10 @@ export class ShardedDataSource extends DataSource {
 
   override createQueryRunner(mode: ReplicationMode = 'master'): QueryRunner {
     const engine = this.requireEngine();
+    // Like TypeORM's own SQLite driver, SQLite shares one runner (each shard is one connection).
     const runner = this.dialect === 'mysql'
       ? new MysqlShardingQueryRunner(this.driver as MysqlDriver, mode, engine)
-      : new SqliteShardingQueryRunner(this.driver as BetterSqlite3Driver, mode, engine);
+      : (this.sqliteRunner ??= new SqliteShardingQueryRunner(this.driver as BetterSqlite3Driver, 'master', engine));
     Object.assign(runner, { manager: this.createEntityManager(runner) });
     return runner;
   }
@@ -177,6 +179,7 @@ export class ShardedDataSource extends DataSource {
   override async destroy(): Promise<void> {
     await this.closeShards();
     this.engine = undefined;
+    this.sqliteRunner = undefined;
     Object.assign(this, { isInitialized: false });
   }
 

@@ -77,6 +77,11 @@ export class SqliteShardingQueryRunner extends SqliteBase {
     this.session = new ShardSession(mode);
   }
 
+  /** The shared SQLite runner is never released (as TypeORM's own SQLite runner). */
+  override async release(): Promise<void> {
+    return undefined;
+  }
+
   /** Migrations run with foreign keys off, on every shard (the base class talks to one connection). */
   override async beforeMigration(): Promise<void> {
     await this.query('PRAGMA foreign_keys = OFF');

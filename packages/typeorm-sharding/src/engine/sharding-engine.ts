@@ -6,7 +6,7 @@ import { executeStatements, type ExecutorSettings } from '../execute/executor.js
 import { streamStatements } from '../execute/stream-statements.js';
 import type { ShardTarget } from '../execute/shard-target.js';
 import { buildMerge, collectRows, type MergeSpec, type Row } from '../merge/index.js';
-import { parameterize, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
+import { ParameterizeCache, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
 import type { Plan, SelectPlan, WritePlan } from '../plan/plan.js';
@@ -50,6 +50,7 @@ type Work =
  */
 export class ShardingEngine {
   private readonly plans: PlanCache;
+  private readonly texts: ParameterizeCache;
   private readonly executor: ExecutorSettings;
 
   constructor(
@@ -59,6 +60,7 @@ export class ShardingEngine {
     readonly settings: EngineSettings,
   ) {
     this.plans = new PlanCache(settings.planCacheSize);
+    this.texts = new ParameterizeCache(dialect);
     this.executor = { concurrency: settings.concurrency, globalQueue: settings.globalQueue, onPhysicalQuery: settings.onPhysicalQuery };
   }
 
@@ -122,7 +124,7 @@ export class ShardingEngine {
   }
 
   private plan(sql: string, parameters: readonly unknown[]): Work {
-    const p = parameterize(sql, parameters, this.dialect);
+    const p = this.texts.parameterize(sql, parameters);
     const plan = this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect));
     const same = (shard: number): PhysicalStatement => ({ shard, sql, parameters });
     switch (plan.kind) {

@@ -56,11 +56,14 @@ function runGuarded(statement: PhysicalStatement, targets: readonly ShardTarget[
 }
 
 async function runOne(statement: PhysicalStatement, target: ShardTarget, session: ShardSession, settings: ExecutorSettings): Promise<QueryResult> {
-  const started = performance.now();
-  const runner = await session.acquire(target);
+  const listener = settings.onPhysicalQuery;
+  const started = listener ? performance.now() : 0;
+  // Outside a transaction a runner is taken and given back per statement, without extra awaits.
+  const pinned = session.inTransaction;
+  const runner = pinned ? await session.acquire(target) : target.createRunner(session.mode);
   try {
     const result = (await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult;
-    settings.onPhysicalQuery?.({
+    listener?.({
       shard: target.name,
       sql: statement.sql,
       parameters: statement.parameters,
@@ -69,7 +72,7 @@ async function runOne(statement: PhysicalStatement, target: ShardTarget, session
     });
     return result;
   } catch (cause) {
-    settings.onPhysicalQuery?.({
+    listener?.({
       shard: target.name,
       sql: statement.sql,
       parameters: statement.parameters,
@@ -85,6 +88,7 @@ async function runOne(statement: PhysicalStatement, target: ShardTarget, session
       cause,
     });
   } finally {
-    await session.done(target, runner);
+    if (pinned) await session.done(target, runner);
+    else await target.releaseRunner(runner);
   }
 }

@@ -3,3 +3,4 @@ export { parameterize } from './parameterize.js';
 export { ParameterCountError } from './parameterize-error.js';
 export { spliceSql, type SqlEdit } from './splice.js';
 export { TokenBuffer, TokenKind, lex, type TokenKindValue } from './lexer.js';
+export { ParameterizeCache } from './text-cache.js';

@@ -8,12 +8,19 @@ export interface PlanCacheStats {
   readonly capacity: number;
 }
 
+interface Entry {
+  readonly plan: Plan;
+  lastUsed: number;
+}
+
 /**
- * Bounded LRU from template key to plan. A `Map` keeps insertion order, so re-inserting on
- * a hit makes the first key the least recently used one.
+ * Bounded LRU from template key to plan. A hit only stamps the entry with a counter (one Map
+ * lookup on the hot path); the least recently used entry is searched for on an insert into a
+ * full cache, which follows a miss — and a miss already costs a parse, far more than a scan.
  */
 export class PlanCache {
-  private readonly entries = new Map<string, Plan>();
+  private readonly entries = new Map<string, Entry>();
+  private clock = 0;
   private hitCount = 0;
   private missCount = 0;
 
@@ -24,17 +31,14 @@ export class PlanCache {
     const found = this.entries.get(key);
     if (found !== undefined) {
       this.hitCount++;
-      this.entries.delete(key);
-      this.entries.set(key, found);
-      return found;
+      found.lastUsed = ++this.clock;
+      return found.plan;
     }
     this.missCount++;
     const plan = create();
     if (this.capacity > 0) {
-      this.entries.set(key, plan);
-      if (this.entries.size > this.capacity) {
-        this.entries.delete(this.entries.keys().next().value as string);
-      }
+      if (this.entries.size >= this.capacity) this.evictLeastRecentlyUsed();
+      this.entries.set(key, { plan, lastUsed: ++this.clock });
     }
     return plan;
   }
@@ -45,5 +49,17 @@ export class PlanCache {
 
   clear(): void {
     this.entries.clear();
+  }
+
+  private evictLeastRecentlyUsed(): void {
+    let oldestKey: string | undefined;
+    let oldest = Infinity;
+    for (const [key, entry] of this.entries) {
+      if (entry.lastUsed < oldest) {
+        oldest = entry.lastUsed;
+        oldestKey = key;
+      }
+    }
+    if (oldestKey !== undefined) this.entries.delete(oldestKey);
   }
 }

@@ -154,6 +154,12 @@ export class ShardingEngine {
     const route = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings);
     if (route.kind === 'nowhere') return [];
     const scatter = route.units.length > 1;
+    if (scatter && plan.kind === 'write' && plan.limited) {
+      throw new UnsupportedShardingError(
+        `${p.verb} with ORDER BY / LIMIT reaches ${new Set(route.units.map((u) => u.shard)).size} shards; its row limit cannot be applied across shards. Add a shard-key condition, or select the keys first.`,
+        { sql: p.sql, stage: 'route' },
+      );
+    }
     if (scatter && plan.kind === 'select' && !plan.merge) {
       throw new UnsupportedShardingError(
         `This query needs a cross-shard merge that is not supported yet (${plan.unmergeable ?? 'unknown'}); it reaches ${new Set(route.units.map((u) => u.shard)).size} shards. Add a shard-key condition so it reaches one shard.`,

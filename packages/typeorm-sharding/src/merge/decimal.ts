@@ -75,7 +75,8 @@ export function parseDecimal(text: string): DecimalParts | undefined {
 export function compareDecimals(a: DecimalParts, b: DecimalParts): number {
   if (a.negative !== b.negative) return a.negative ? -1 : 1;
   const magnitude = compareMagnitudes(a, b);
-  return a.negative ? -magnitude : magnitude;
+  // `0 - 0` would be -0: equal values compare as exactly 0.
+  return a.negative && magnitude !== 0 ? -magnitude : magnitude;
 }
 
 function compareMagnitudes(a: DecimalParts, b: DecimalParts): number {

@@ -1,7 +1,7 @@
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { UnsupportedShardingError } from '../errors/index.js';
 import type { ShardingRules } from '../rules/index.js';
-import { columnRefOf, fromItemsOf, slotOf, textOf, type AstNode } from './ast.js';
+import { columnRefOf, fromItemsOf, selectsOf, slotOf, textOf, type AstNode } from './ast.js';
 import { keyConditionOf } from './key-condition.js';
 import { mergeSpecOf } from './merge-spec-of.js';
 import type { DerivedColumn, LimitPlan, Plan } from './plan.js';
@@ -30,6 +30,14 @@ export function analyzeSelect(ast: AstNode, rules: ShardingRules, dialect: SqlDi
     );
   }
   const primary = sharded[0]!;
+  const safe = safeSelectsOf(ast);
+  const hidden = sharded.find((r) => !safe.has(r.home));
+  if (hidden) {
+    throw new UnsupportedShardingError(
+      `Sharded table "${hidden.name}" is read in a subquery whose result depends on every shard at once (only FROM subqueries and EXISTS under AND are evaluated per shard).`,
+      { sql },
+    );
+  }
   const keyAliases = bindShardedTables(ast, sharded, sql);
 
   const home = primary.home;
@@ -73,19 +81,20 @@ function bindShardedTables(ast: AstNode, sharded: readonly TableRef[], sql: stri
   const algorithmOf = (s: TableRef) => `${s.rule!.shardKey!.algorithm.name}/${s.rule!.shardKey!.kind}`;
   const bound = new Set<string>([sharded[0]!.alias]);
   if (sharded.length === 1) return keyOf;
+  // Only equalities every result row satisfies count: conjuncts of ON and WHERE, not terms under OR/NOT.
   const equalities: [string, string][] = [];
-  const visit = (n: AstNode | null | undefined): void => {
-    if (!n || typeof n !== 'object') return;
-    if (n.type === 'binary_expr' && n.operator === '=') {
-      const l = columnRefOf(n.left);
-      const r = columnRefOf(n.right);
-      if (l?.table && r?.table && keyOf.get(l.table)?.toLowerCase() === l.column.toLowerCase() && keyOf.get(r.table)?.toLowerCase() === r.column.toLowerCase()) {
-        equalities.push([l.table, r.table]);
-      }
+  const consider = (n: AstNode): void => {
+    if (n.type !== 'binary_expr' || n.operator !== '=') return;
+    const l = columnRefOf(n.left);
+    const r = columnRefOf(n.right);
+    if (l?.table && r?.table && keyOf.get(l.table)?.toLowerCase() === l.column.toLowerCase() && keyOf.get(r.table)?.toLowerCase() === r.column.toLowerCase()) {
+      equalities.push([l.table, r.table]);
     }
-    for (const k in n) if (k !== 'loc' && typeof n[k] === 'object') visit(n[k]);
   };
-  visit(ast);
+  for (const select of selectsOf(ast)) {
+    for (const item of fromItemsOf(select)) conjunctsOf(item.on).forEach(consider);
+    conjunctsOf(select.where).forEach(consider);
+  }
   for (let changed = true; changed; ) {
     changed = false;
     for (const [a, b] of equalities) {
@@ -319,4 +328,34 @@ function typeFamily(column: ColumnMetadata, dialect: SqlDialect): { type: SortTy
   const collation = column.collation ?? '';
   const ci = dialect === 'mysql' && !/_bin$|binary/i.test(collation);
   return { type: 'string', ci };
+}
+
+/** The terms of a condition joined by AND at its top (a term under OR or NOT is not one). */
+function conjunctsOf(node: AstNode | null | undefined): AstNode[] {
+  if (!node) return [];
+  if (node.type === 'binary_expr' && String(node.operator).toUpperCase() === 'AND') return [...conjunctsOf(node.left), ...conjunctsOf(node.right)];
+  return [node];
+}
+
+/**
+ * The selects whose rows can be computed shard by shard: the statement itself, its FROM
+ * subqueries, and `EXISTS (…)` terms under AND (true on one shard = true overall). A sharded
+ * table anywhere else — `NOT EXISTS`, `x IN (SELECT …)`, a scalar subquery — would need every
+ * shard's rows at once.
+ */
+function safeSelectsOf(root: AstNode): Set<AstNode> {
+  const safe = new Set<AstNode>();
+  const visit = (select: AstNode): void => {
+    safe.add(select);
+    for (const item of fromItemsOf(select)) if (item.expr?.ast?.type === 'select') visit(item.expr.ast);
+    for (const term of conjunctsOf(select.where)) {
+      const name = textOf(term.name?.name?.[0]) ?? textOf(term.name);
+      if (term.type === 'function' && String(name).toUpperCase() === 'EXISTS') {
+        const sub = term.args?.value?.[0]?.ast;
+        if (sub?.type === 'select') visit(sub);
+      }
+    }
+  };
+  visit(root);
+  return safe;
 }

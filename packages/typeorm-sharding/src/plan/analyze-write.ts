@@ -36,5 +36,6 @@ export function analyzeWrite(ast: AstNode, rules: ShardingRules, sql: string): P
   };
   const prunableLists: number[] = [];
   const condition = keyConditionOf(ast.where, isKey, prunableLists);
-  return { kind: 'write', table, condition, prunableLists };
+  const limited = Boolean(ast.limit?.value?.length) || Boolean(ast.orderby?.length);
+  return { kind: 'write', table, condition, prunableLists, limited };
 }

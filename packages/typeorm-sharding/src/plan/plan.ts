@@ -85,6 +85,8 @@ export interface InsertPlan {
 export interface WritePlan {
   readonly kind: 'write';
   readonly table: string;
+  /** Has ORDER BY / LIMIT: a row count that means one thing per statement, not per shard. */
+  readonly limited: boolean;
   readonly condition: KeyCondition;
   readonly prunableLists: readonly number[];
 }

@@ -27,6 +27,8 @@ interface Edit {
 
 /** Largest row count each dialect accepts as "no limit". */
 const NO_LIMIT: Record<SqlDialect, string> = { mysql: '18446744073709551615', sqlite: '-1' };
+/** Largest row count each dialect accepts as a number. */
+const MAX_LIMIT: Record<SqlDialect, string> = { mysql: '18446744073709551615', sqlite: '9223372036854775807' };
 
 /**
  * Writes the physical statement of one route unit by splicing the original text: pruned IN
@@ -52,7 +54,9 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
     const offset = ctx.limit.offsetSlot === undefined ? undefined : p.slots[ctx.limit.offsetSlot]!;
     // SQLite writes skip-without-take as `LIMIT -1 OFFSET n`: a negative count means no limit.
     const unlimited = ctx.dropLimit || BigInt(String(count.value)) < 0n;
-    const newCount = unlimited ? NO_LIMIT[ctx.dialect] : (BigInt(String(count.value)) + BigInt(String(offset?.value ?? 0))).toString();
+    const sum = BigInt(String(count.value)) + BigInt(String(offset?.value ?? 0));
+    // offset+count may pass the dialect's "no limit" value (MySQL's 2^64-1 idiom): cap it there.
+    const newCount = unlimited || sum > BigInt(MAX_LIMIT[ctx.dialect]) ? NO_LIMIT[ctx.dialect] : sum.toString();
     setSlot(count, newCount, edits, replacedParams);
     if (offset) setSlot(offset, '0', edits, replacedParams);
   }

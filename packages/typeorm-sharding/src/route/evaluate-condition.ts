@@ -1,4 +1,5 @@
 import { canonicalKeyString } from '../algorithms/index.js';
+import { compareValues } from '../merge/index.js';
 import type { ParameterizedSql } from '../parameterize/index.js';
 import type { KeyCondition, ValueRef } from '../plan/plan.js';
 import type { ShardKeyRule } from '../rules/index.js';
@@ -20,9 +21,13 @@ export function shardsOf(condition: KeyCondition, p: ParameterizedSql, key: Shar
       return set;
     }
     case 'const-equal': {
+      // Only a comparison of two numbers is decided here (TypeORM's `0=1` for `In([])`); text
+      // compares under the column's collation ('a' = 'A' may be true), so it stays open.
       const l = p.slots[condition.left]?.value;
       const r = p.slots[condition.right]?.value;
-      return l !== null && l !== undefined && String(l) === String(r) ? 'all' : new Set();
+      if (l === null || l === undefined || r === null || r === undefined) return new Set();
+      if (!isNumeric(l) || !isNumeric(r)) return 'all';
+      return compareValues(l, r, 'numeric') === 0 ? 'all' : new Set();
     }
     case 'and': {
       let result: Set<number> | undefined;
@@ -60,4 +65,8 @@ function intersect(a: ReadonlySet<number>, b: ReadonlySet<number>): Set<number> 
   const out = new Set<number>();
   for (const i of a) if (b.has(i)) out.add(i);
   return out;
+}
+
+function isNumeric(v: unknown): boolean {
+  return typeof v === 'number' || typeof v === 'bigint' || (typeof v === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(v));
 }

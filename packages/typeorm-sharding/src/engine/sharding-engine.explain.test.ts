@@ -222,7 +222,7 @@ describe('ShardingEngine.explain', () => {
   it.each([
     ['UPDATE', 'UPDATE `orders` SET `note` = ? WHERE `buyerId` = ? LIMIT 2', ['x', 7]],
     ['DELETE', 'DELETE FROM `orders` WHERE `buyerId` = ? LIMIT 2', [7]],
-  ] as const)('BUG: %s … LIMIT over several shards is refused, not run with LIMIT on each shard', (_verb, sql, parameters) => {
+  ] as const)('%s … LIMIT over several shards is refused, not run with LIMIT on each shard', (_verb, sql, parameters) => {
     expect(() => fakeEngine('mysql').explain(sql, parameters)).toThrow(UnsupportedShardingError);
   });
 
@@ -236,7 +236,7 @@ describe('ShardingEngine.explain', () => {
   // and the per-shard answers are concatenated. Each shard answers "is *my* part of the list
   // missing?", so a row comes back when any id is missing, while one database answers
   // "are all of them missing?". Such a statement must be refused when it reaches several shards.
-  it('BUG: NOT EXISTS over a sharded table on several shards is refused', () => {
+  it('NOT EXISTS over a sharded table on several shards is refused', () => {
     const sql =
       'SELECT 1 AS "row_exists" FROM (SELECT 1 AS dummy_column) "dummy_table" ' +
       'WHERE NOT EXISTS (SELECT 1 FROM "orders" "Order" WHERE "Order"."id" IN (1, 2)) LIMIT 1';

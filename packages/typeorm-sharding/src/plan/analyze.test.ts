@@ -58,7 +58,7 @@ describe('analyze', () => {
   // BUG: the binding-join check accepts any `keyA = keyB` anywhere in the statement, even
   // under an OR. With `ON I.orderId = O.id OR I.id = O.buyerId` an item may match an order
   // on another shard through the second disjunct; per-shard joins silently miss those rows.
-  it('BUG: refuses a join whose shard-key equality sits under an OR', () => {
+  it('refuses a join whose shard-key equality sits under an OR', () => {
     const sql =
       'SELECT `Order`.`id` AS `Order_id`, `I`.`id` AS `I_id` FROM `orders` `Order` ' +
       'INNER JOIN `order_items` `I` ON `I`.`orderId`=`Order`.`id` OR `I`.`id`=`Order`.`buyerId` WHERE `Order`.`id` IN (?, ?)';

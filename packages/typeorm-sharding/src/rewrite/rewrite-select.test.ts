@@ -219,7 +219,7 @@ describe('rewriteUnit, dialect-specific', () => {
   // BUG: MySQL's documented "all rows from offset n" idiom is `LIMIT 18446744073709551615 OFFSET n`
   // (the largest BIGINT UNSIGNED). Scattered, the count becomes offset + count =
   // 18446744073709551620, which MySQL rejects. The sum must be capped at the maximum.
-  it('BUG: MySQL `LIMIT 18446744073709551615 OFFSET 5` scattered keeps the maximum count', () => {
+  it('MySQL `LIMIT 18446744073709551615 OFFSET 5` scattered keeps the maximum count', () => {
     const sql = 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE `Order`.`id` IN (?, ?) ORDER BY `Order`.`id` ASC LIMIT 18446744073709551615 OFFSET 5';
     expect(rewriteAll(sql, [1, 2], 'mysql', settings).map((s) => s[1])).toEqual([
       'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE `Order`.`id` IN (?) ORDER BY `Order`.`id` ASC LIMIT 18446744073709551615 OFFSET 0',

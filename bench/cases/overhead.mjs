@@ -4,12 +4,22 @@ import { alternate, verify } from '../lib/loop.mjs';
 import { idLists, log } from '../lib/util.mjs';
 import { Order } from '../lib/setup.mjs';
 
-export const OVERHEAD_VARIANTS = ['sharded', 'unsharded'];
+// handRouted: plain TypeORM on the shard's own DataSource (the shard picked by hand): the
+// same connections and databases as the plugin, without the plugin. sharded / handRouted is
+// the plugin's own cost; handRouted / unsharded the cost of 64 databases on one server.
+export const OVERHEAD_VARIANTS = ['sharded', 'handRouted', 'unsharded'];
 
 async function measurePair(sharded, plain, total, opts, label) {
   const ids = idLists(1, 4096, total, 3000).map((l) => l[0]);
+  const shardRepos = sharded.shardNames.map((name) => sharded.getShardDataSource(name).getRepository(Order));
+  const algorithm = sharded.shardingRules.ruleOf('orders').shardKey.algorithm;
   const repos = { sharded: sharded.getRepository(Order), unsharded: plain.getRepository(Order) };
-  const variants = OVERHEAD_VARIANTS.map((key) => ({ key, op: (i) => repos[key].findOneBy({ id: ids[i % ids.length] }) }));
+  const ops = {
+    sharded: (id) => repos.sharded.findOneBy({ id }),
+    handRouted: (id) => shardRepos[algorithm.shardIndexOf(id)].findOneBy({ id }),
+    unsharded: (id) => repos.unsharded.findOneBy({ id }),
+  };
+  const variants = OVERHEAD_VARIANTS.map((key) => ({ key, op: (i) => ops[key](ids[i % ids.length]) }));
   const failed = {};
   for (const v of variants) {
     const err = await verify(v.key, v.op, 1);
@@ -26,14 +36,14 @@ export async function runOverhead(ctx) {
   const { cfg } = ctx;
   const out = { mariadb: [], sqlite: undefined };
   for (const c of [1, 16]) {
-    const cell = await measurePair(ctx.dsOn, ctx.plain, ctx.totalOrders, { reps: cfg.overheadReps, clients: c, warmupMs: cfg.warmupMs, durationMs: cfg.durationMs, minOps: cfg.warmupMs > 0 ? 10 : 1 }, `mariadb c=${c}`);
+    const cell = await measurePair(ctx.dsOn, ctx.plain, ctx.totalOrders, { reps: cfg.overheadReps, clients: c, warmupMs: cfg.overheadWarmupMs, durationMs: cfg.overheadDurationMs, minOps: cfg.warmupMs > 0 ? 10 : 1 }, `mariadb c=${c}`);
     out.mariadb.push({ c, ...cell });
   }
   if (ctx.sqlite) {
     // better-sqlite3 is synchronous: one client; more repetitions of shorter windows.
     out.sqlite = {
       c: 1,
-      ...(await measurePair(ctx.sqlite.sharded, ctx.sqlite.plain, ctx.sqlite.total, { reps: cfg.overheadReps * 2, clients: 1, warmupMs: cfg.warmupMs, durationMs: cfg.durationMs / 2, minOps: cfg.warmupMs > 0 ? 10 : 1 }, 'sqlite c=1')),
+      ...(await measurePair(ctx.sqlite.sharded, ctx.sqlite.plain, ctx.sqlite.total, { reps: cfg.overheadReps, clients: 1, warmupMs: cfg.overheadWarmupMs, durationMs: cfg.overheadDurationMs / 2, minOps: cfg.warmupMs > 0 ? 10 : 1 }, 'sqlite c=1')),
     };
   } else {
     out.sqlite = { c: 1, sharded: { error: ctx.sqliteError ?? 'not run' }, unsharded: { error: ctx.sqliteError ?? 'not run' } };

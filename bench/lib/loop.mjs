@@ -1,5 +1,5 @@
 // Closed-loop load generator and side-by-side alternation of variants.
-import { gc, errorMessage, summarize } from './util.mjs';
+import { gc, errorMessage, summarize, nodeCpuSeconds, serverCpuSeconds } from './util.mjs';
 
 /**
  * Runs `clients` loops that each call `op(i)` back to back (a closed loop, like the
@@ -16,6 +16,8 @@ export async function closedLoop(op, { clients, warmupMs, durationMs, minOps = 1
   let phase = warmupMs > 0 ? 'warm' : 'measure';
   let warmDone = 0;
   let windowStart = t0;
+  let cpu0 = phase === 'measure' ? [nodeCpuSeconds(), serverCpuSeconds()] : undefined;
+  let cpu1;
   let windowEnd = 0;
   let next = 0;
   let error;
@@ -38,6 +40,7 @@ export async function closedLoop(op, { clients, warmupMs, durationMs, minOps = 1
         if (end - t0 >= warmupMs && warmDone >= clients) {
           phase = 'measure';
           windowStart = end;
+          cpu0 = [nodeCpuSeconds(), serverCpuSeconds()];
         }
       } else if (phase === 'measure') {
         latencies.push(end - start);
@@ -45,12 +48,15 @@ export async function closedLoop(op, { clients, warmupMs, durationMs, minOps = 1
         if ((elapsed >= durationMs && latencies.length >= minOps) || elapsed >= maxMs) {
           phase = 'done';
           windowEnd = end;
+          cpu1 = [nodeCpuSeconds(), serverCpuSeconds()];
         }
       }
     }
   };
   await Promise.all(Array.from({ length: clients }, client));
-  return { ops: latencies.length, seconds: Math.max(0, windowEnd - windowStart) / 1000, latencies, error };
+  const nodeCpu = cpu0 && cpu1 ? cpu1[0] - cpu0[0] : NaN;
+  const serverCpu = cpu0 && cpu1 ? cpu1[1] - cpu0[1] : NaN;
+  return { ops: latencies.length, seconds: Math.max(0, windowEnd - windowStart) / 1000, latencies, nodeCpu, serverCpu, error };
 }
 
 /**
@@ -59,7 +65,7 @@ export async function closedLoop(op, { clients, warmupMs, durationMs, minOps = 1
  * and machine drift cancels out. Returns { [key]: { qps, p50, p99, mean, ops, error } }.
  */
 export async function alternate(variants, { reps, clients, warmupMs, durationMs, minOps, onRep }) {
-  const acc = new Map(variants.map((v) => [v.key, { ops: 0, seconds: 0, latencies: [], error: undefined }]));
+  const acc = new Map(variants.map((v) => [v.key, { ops: 0, seconds: 0, nodeCpu: 0, serverCpu: 0, latencies: [], repQps: [], error: undefined }]));
   for (let rep = 0; rep < reps; rep++) {
     const order = variants.map((_, k) => variants[(k + rep) % variants.length]);
     for (const v of order) {
@@ -73,6 +79,9 @@ export async function alternate(variants, { reps, clients, warmupMs, durationMs,
       }
       a.ops += r.ops;
       a.seconds += r.seconds;
+      a.nodeCpu += r.nodeCpu;
+      a.serverCpu += r.serverCpu;
+      a.repQps[rep] = r.ops / r.seconds;
       for (const l of r.latencies) a.latencies.push(l);
       onRep?.(v.key, rep, r);
     }
@@ -84,7 +93,9 @@ export async function alternate(variants, { reps, clients, warmupMs, durationMs,
       continue;
     }
     const s = summarize(a.latencies);
-    out[key] = { qps: a.ops / a.seconds, p50: s.p50, p99: s.p99, mean: s.mean, ops: a.ops };
+    // CPU per call (µs): Node's own, and the database server's (all its clients: other load on
+    // the server counts too). More stable than wall time on a shared machine.
+    out[key] = { qps: a.ops / a.seconds, p50: s.p50, p99: s.p99, mean: s.mean, ops: a.ops, nodeCpuUs: (a.nodeCpu / a.ops) * 1e6, serverCpuUs: (a.serverCpu / a.ops) * 1e6, repQps: a.repQps };
   }
   return out;
 }
@@ -99,4 +110,24 @@ export async function verify(key, op, expectedRows) {
   } catch (e) {
     return errorMessage(e);
   }
+}
+
+/**
+ * Ratio num.qps / den.qps as the median over repetitions of the per-repetition ratios
+ * (paired: both ran back to back in the same repetition, so drift of a shared machine
+ * cancels), with the spread. Falls back to the pooled ratio without per-repetition data.
+ */
+export function pairedRatio(num, den) {
+  if (!num || !den || num.error || den.error) return { value: NaN };
+  const ratios = [];
+  const reps = Math.min(num.repQps?.length ?? 0, den.repQps?.length ?? 0);
+  for (let i = 0; i < reps; i++) {
+    const r = num.repQps[i] / den.repQps[i];
+    if (Number.isFinite(r)) ratios.push(r);
+  }
+  if (ratios.length === 0) return { value: num.qps / den.qps };
+  ratios.sort((x, y) => x - y);
+  const mid = ratios.length >> 1;
+  const value = ratios.length % 2 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;
+  return { value, min: ratios[0], max: ratios[ratios.length - 1], n: ratios.length };
 }

@@ -1,5 +1,6 @@
 // Small helpers shared by the benchmark cases: seeded randomness, statistics, a statement
 // window for the hand-written baselines, and a progress bar on stderr.
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Deterministic PRNG (mulberry32), so every run and every variant draws the same ids. */
 export function prng(seed) {
@@ -126,4 +127,47 @@ export function gc() {
 export function errorMessage(error) {
   const m = error?.message ?? String(error);
   return m.split('\n')[0].slice(0, 300);
+}
+
+/** PID of the local mariadbd / mysqld, if this machine runs it and /proc is readable. */
+let serverPid;
+export function findServerPid() {
+  if (serverPid !== undefined) return serverPid;
+  serverPid = null;
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+        if (comm === 'mariadbd' || comm === 'mysqld') {
+          serverPid = Number(entry);
+          break;
+        }
+      } catch {
+        // process gone
+      }
+    }
+  } catch {
+    // no /proc
+  }
+  return serverPid;
+}
+
+/** CPU seconds (user + system) the database server has used so far, or NaN. */
+export function serverCpuSeconds() {
+  const pid = findServerPid();
+  if (!pid) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ (100)
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds (user + system) of this Node process so far. */
+export function nodeCpuSeconds() {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
 }

@@ -216,7 +216,7 @@ describe('ShardingEngine.explain', () => {
     expect(asked).toBe(0);
   });
 
-  // BUG: UPDATE/DELETE … LIMIT n (TypeORM's UpdateQueryBuilder.limit() on MySQL) is sent to
+  // Regression (fixed): UPDATE/DELETE … LIMIT n (TypeORM's UpdateQueryBuilder.limit() on MySQL) is sent to
   // every shard with the same LIMIT, so up to n × shards rows change instead of n. A write
   // with LIMIT that reaches several shards must be refused (or routed to one shard).
   it.each([
@@ -232,7 +232,7 @@ describe('ShardingEngine.explain', () => {
     ]);
   });
 
-  // BUG: a sharded table inside NOT EXISTS (…) is routed and pruned like one inside EXISTS,
+  // Regression (fixed): a sharded table inside NOT EXISTS (…) is routed and pruned like one inside EXISTS,
   // and the per-shard answers are concatenated. Each shard answers "is *my* part of the list
   // missing?", so a row comes back when any id is missing, while one database answers
   // "are all of them missing?". Such a statement must be refused when it reaches several shards.

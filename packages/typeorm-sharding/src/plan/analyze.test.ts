@@ -55,7 +55,7 @@ describe('analyze', () => {
     expect(summarizePlan(analyze(p, rules, 'mysql'))).toMatchObject({ kind: 'select', table: 'ORDERS', prunableLists: [0] });
   });
 
-  // BUG: the binding-join check accepts any `keyA = keyB` anywhere in the statement, even
+  // Regression (fixed): the binding-join check accepts any `keyA = keyB` anywhere in the statement, even
   // under an OR. With `ON I.orderId = O.id OR I.id = O.buyerId` an item may match an order
   // on another shard through the second disjunct; per-shard joins silently miss those rows.
   it('refuses a join whose shard-key equality sits under an OR', () => {

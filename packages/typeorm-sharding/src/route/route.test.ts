@@ -326,7 +326,7 @@ describe('shardsOf', () => {
     expect(result === 'all' ? 'all' : [...result].sort()).toEqual(c.expected);
   });
 
-  // BUG: `:pA = :pB` between two constants is decided by comparing their text, but SQL
+  // Regression (fixed): `:pA = :pB` between two constants is decided by comparing their text, but SQL
   // compares values: `1 = 1.0` is true on SQLite and MySQL, and so are MySQL's `'a' = 'A'`
   // (case-insensitive collation) and `TRUE = 1`. The statement is then sent nowhere and
   // returns no rows where one database returns them all. Only "certainly different"

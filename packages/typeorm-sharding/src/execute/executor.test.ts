@@ -34,6 +34,14 @@ function fakeShards(count: number) {
       } as unknown as QueryRunner;
     },
     releaseRunner: (runner) => runner.release(),
+    async execute(sql) {
+      const runner = this.createRunner();
+      try {
+        return await runner.query(sql, [], true);
+      } finally {
+        await runner.release();
+      }
+    },
   }));
   return { targets, log, stats: () => ({ maxInFlight, open }) };
 }

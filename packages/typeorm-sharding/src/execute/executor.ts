@@ -58,11 +58,12 @@ function runGuarded(statement: PhysicalStatement, targets: readonly ShardTarget[
 async function runOne(statement: PhysicalStatement, target: ShardTarget, session: ShardSession, settings: ExecutorSettings): Promise<QueryResult> {
   const listener = settings.onPhysicalQuery;
   const started = listener ? performance.now() : 0;
-  // Outside a transaction a runner is taken and given back per statement, without extra awaits.
-  const pinned = session.inTransaction;
-  const runner = pinned ? await session.acquire(target) : target.createRunner(session.mode);
+  // Inside a transaction the statement runs on the shard's pinned connection; outside, on any.
+  const runner = session.inTransaction ? await session.acquire(target) : undefined;
   try {
-    const result = (await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult;
+    const result = runner
+      ? ((await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult)
+      : await target.execute(statement.sql, statement.parameters, session.mode);
     listener?.({
       shard: target.name,
       sql: statement.sql,
@@ -88,7 +89,6 @@ async function runOne(statement: PhysicalStatement, target: ShardTarget, session
       cause,
     });
   } finally {
-    if (pinned) await session.done(target, runner);
-    else await target.releaseRunner(runner);
+    if (runner) await session.done(target, runner);
   }
 }

@@ -1,7 +1,9 @@
-import type { DataSource, QueryRunner, ReplicationMode } from 'typeorm';
+import { QueryResult, type DataSource, type QueryRunner, type ReplicationMode } from 'typeorm';
+import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
+import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver.js';
 
 /**
- * One shard as the executor sees it: a name and a way to get a connection. Kept apart from
+ * One shard as the executor sees it: a name and ways to run a statement. Kept apart from
  * DataSource so that tests can inject faults, and so that shards sharing a server can later
  * share one pool.
  */
@@ -9,18 +11,101 @@ export interface ShardTarget {
   readonly name: string;
   readonly index: number;
   readonly dataSource: DataSource;
-  /** A runner for one statement (or a whole transaction when pinned). */
+  /** A runner for a whole transaction (pinned connection) or a stream. */
   createRunner(mode: ReplicationMode): QueryRunner;
   releaseRunner(runner: QueryRunner): Promise<void>;
+  /** Runs one statement outside a transaction on a connection of its own. */
+  execute(sql: string, parameters: readonly unknown[], mode: ReplicationMode): Promise<QueryResult>;
 }
 
-/** A ShardTarget over a plain TypeORM DataSource. Uses the driver's runner directly: no EntityManager per statement. */
+/**
+ * A ShardTarget over a plain TypeORM DataSource.
+ *
+ * Statements outside transactions go straight to the driver (mysql2's pool, better-sqlite3's
+ * prepared statements) instead of through a TypeORM QueryRunner: a scattered query runs many
+ * physical statements, and the runner's per-statement bookkeeping (logger, subscribers'
+ * broadcast, result wrapping) is what one logical statement pays once, not per shard.
+ * Anything unusual (replication, query timeouts) takes the runner path.
+ */
 export function dataSourceTarget(name: string, index: number, dataSource: DataSource): ShardTarget {
-  return {
+  const viaRunner = async (sql: string, parameters: readonly unknown[], mode: ReplicationMode): Promise<QueryResult> => {
+    const runner = dataSource.driver.createQueryRunner(mode);
+    try {
+      return (await runner.query(sql, parameters as unknown[], true)) as QueryResult;
+    } finally {
+      await runner.release();
+    }
+  };
+  const base = {
     name,
     index,
     dataSource,
-    createRunner: (mode) => dataSource.driver.createQueryRunner(mode),
-    releaseRunner: (runner) => runner.release(),
+    createRunner: (mode: ReplicationMode) => dataSource.driver.createQueryRunner(mode),
+    releaseRunner: (runner: QueryRunner) => runner.release(),
+  };
+  const type = dataSource.options.type;
+  if (type === 'mysql' || type === 'mariadb') return { ...base, execute: mysqlExecutor(dataSource.driver as MysqlDriver, viaRunner) };
+  if (type === 'better-sqlite3') return { ...base, execute: sqliteExecutor(dataSource.driver as BetterSqlite3Driver) };
+  return { ...base, execute: viaRunner };
+}
+
+type Execute = ShardTarget['execute'];
+
+interface MysqlPool {
+  query(sql: string, values: unknown, callback: (error: Error | null, raw: unknown) => void): void;
+}
+
+function mysqlExecutor(driver: MysqlDriver, fallback: Execute): Execute {
+  const options = driver.options as { enableQueryTimeout?: boolean; maxQueryExecutionTime?: number };
+  return (sql, parameters, mode) => {
+    const pool = (driver as unknown as { pool?: MysqlPool; poolCluster?: unknown }).pool;
+    if (!pool || (driver as unknown as { poolCluster?: unknown }).poolCluster || (options.enableQueryTimeout && options.maxQueryExecutionTime)) {
+      return fallback(sql, parameters, mode);
+    }
+    return new Promise((resolve, reject) => {
+      pool.query(sql, parameters, (error, raw) => {
+        if (error) return reject(error);
+        const result = new QueryResult();
+        result.raw = raw;
+        if (Array.isArray(raw)) result.records = raw;
+        else if (raw && typeof raw === 'object' && 'affectedRows' in raw) result.affected = (raw as { affectedRows: number }).affectedRows;
+        resolve(result);
+      });
+    });
+  };
+}
+
+interface SqliteStatement {
+  readonly reader: boolean;
+  all(...params: unknown[]): unknown[];
+  run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
+}
+
+/** Prepared statements kept per shard, as TypeORM's runner keeps them (FIFO, bounded). */
+const SQLITE_STATEMENT_CACHE = 200;
+
+function sqliteExecutor(driver: BetterSqlite3Driver): Execute {
+  const statements = new Map<string, SqliteStatement>();
+  return async (sql, parameters) => {
+    const db = driver.databaseConnection as { prepare(sql: string): SqliteStatement };
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+      if (statements.size > SQLITE_STATEMENT_CACHE) statements.delete(statements.keys().next().value as string);
+    }
+    // better-sqlite3 cannot bind booleans (TypeORM's runner converts them the same way).
+    const values = parameters.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+    const result = new QueryResult();
+    if (statement.reader) {
+      const rows = statement.all(...values);
+      result.raw = rows;
+      result.records = rows;
+    } else {
+      const outcome = statement.run(...values);
+      result.affected = outcome.changes;
+      result.raw = outcome.lastInsertRowid;
+    }
+    return result;
   };
 }

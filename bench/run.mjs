@@ -10,7 +10,7 @@
 //            by-hand,planner,plan-cache,deep-paging, --out=DIR
 import 'reflect-metadata';
 import { execSync } from 'node:child_process';
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +51,8 @@ function parseArgs(argv) {
     overheadWarmupMs: quick ? 0 : 100,
     overheadDurationMs: quick ? 100 : 500,
     pagingReps: quick ? 1 : 5,
+    pagingSettleMs: quick ? 50 : 300,
+    pagingLoopMs: quick ? 200 : 1_500,
     warmupMs: num('warmup', quick ? 0 : 300),
     durationMs: num('duration', quick ? 100 : 1_200),
     poolSize: num('pool', 2),
@@ -104,16 +106,12 @@ async function main() {
     ctx.dsOff = await open(shardedMariadb({ count: SHARDS, entities: [Order], pruning: false, poolSize: cfg.poolSize }));
     ctx.plain = await open(plainMariadb({ entities: [Order, Page], poolSize: cfg.plainPoolSize, synchronize: !cfg.reuse }));
     ctx.probe = { sample: () => {} };
-    ctx.fetched = { rows: 0 };
     ctx.ds16 = await open(shardedMariadb({
       count: PAGING_SHARDS,
       entities: [Page],
       poolSize: cfg.poolSize,
       synchronize: !cfg.reuse,
-      onPhysicalQuery: (e) => {
-        ctx.fetched.rows += e.rowCount;
-        ctx.probe.sample();
-      },
+      onPhysicalQuery: () => ctx.probe.sample(),
     }));
     const orderAlgorithm = ctx.dsOn.shardingRules.ruleOf('orders').shardKey.algorithm;
     ctx.shardIndexOf = (id) => orderAlgorithm.shardIndexOf(id);

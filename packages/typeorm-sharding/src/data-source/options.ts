@@ -52,6 +52,15 @@ export interface ShardingOptions {
    * @default 1000
    */
   readonly streamThreshold?: number;
+  /**
+   * MySQL/MariaDB: when several shards live on one server (same host, port and user, different
+   * databases), a scattered plain read reaches each server in one round trip: the per-shard
+   * statements are sent as one `UNION ALL` with database-qualified table names. Reads that
+   * need ordering, grouping or paging across shards are not combined. `onPhysicalQuery` then
+   * reports one event per server (named after its first shard).
+   * @default false
+   */
+  readonly combinePerServer?: boolean;
   /** Called after every physical statement (success or failure). Keep it cheap: it runs on the query path. */
   readonly onPhysicalQuery?: (event: PhysicalQueryEvent) => void;
 }

@@ -134,7 +134,8 @@ export class ShardedDataSource extends DataSource {
       this.copyDriverCapabilities(this.shardSources[0]!);
       this.rules = resolveShardingRules(this.entityMetadatas, this.shardNames, (m, p) => this.normalizedTypeOf(m, p));
       this.targets = this.shardSources.map((ds, i) => dataSourceTarget(shards[i]!.name, i, ds));
-      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, settings);
+      const servers = this.dialect === 'mysql' && this.shardedOptions.sharding?.combinePerServer ? serverGroupsOf(this.shardedOptions) : undefined;
+      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, { ...settings, servers });
       Object.assign(this, { isInitialized: true });
       if (this.shardedOptions.dropSchema) await this.dropDatabase();
       if (this.shardedOptions.migrationsRun) await this.runMigrations({ transaction: this.shardedOptions.migrationsTransactionMode });
@@ -227,3 +228,16 @@ function withoutName(shard: ShardConnectionOptions): Record<string, unknown> {
   return rest;
 }
 
+
+/** Shards grouped by the server and user they connect to (only groups of two or more). */
+function serverGroupsOf(options: ShardedDataSourceOptions): { groups: number[][]; databases: (string | undefined)[] } {
+  const base = options as unknown as Record<string, unknown>;
+  const byServer = new Map<string, number[]>();
+  const databases = options.shards.map((shard, index) => {
+    const o = { ...base, ...(shard as unknown as Record<string, unknown>) };
+    const key = JSON.stringify([o.socketPath ?? null, o.host ?? 'localhost', o.port ?? 3306, o.username ?? null, o.url ?? null]);
+    if (o.database !== undefined && !o.replication) byServer.set(key, [...(byServer.get(key) ?? []), index]);
+    return o.database as string | undefined;
+  });
+  return { groups: [...byServer.values()].filter((g) => g.length > 1), databases };
+}

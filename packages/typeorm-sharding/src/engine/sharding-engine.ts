@@ -11,6 +11,7 @@ import { analyze } from '../plan/analyze.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
 import type { Plan, SelectPlan, WritePlan } from '../plan/plan.js';
 import { rewriteUnit } from '../rewrite/rewrite-select.js';
+import { qualifyTables } from '../rewrite/qualify-tables.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import { routeByKey, type RouteSettings } from '../route/index.js';
 import type { ShardingRules } from '../rules/index.js';
@@ -22,6 +23,11 @@ import { rowsResult, writesResult } from './query-result.js';
 
 /** Resolved settings of the engine. */
 export interface EngineSettings extends RouteSettings {
+  /**
+   * MySQL only: shards that share a server, by shard index, with each shard's database name.
+   * Scattered plain reads to several shards of one server are combined into one UNION ALL.
+   */
+  readonly servers?: { readonly groups: readonly (readonly number[])[]; readonly databases: readonly (string | undefined)[] };
   /** Scattered pages whose offset+count exceed this many rows are streamed from the shards (MySQL). */
   readonly streamThreshold?: number;
   readonly concurrency: number;
@@ -40,7 +46,7 @@ export interface ExplainedStatement {
 /** The physical work of one logical statement. */
 type Work =
   | { readonly kind: 'session'; readonly plan: Extract<Plan, { kind: 'session' }> }
-  | { readonly kind: 'rows'; readonly statements: readonly PhysicalStatement[]; readonly merge: MergeSpec | undefined }
+  | { readonly kind: 'rows'; readonly statements: readonly PhysicalStatement[]; readonly merge: MergeSpec | undefined; readonly plan?: SelectPlan }
   | { readonly kind: 'writes'; readonly statements: readonly PhysicalStatement[]; readonly sequential: boolean };
 
 /**
@@ -71,12 +77,13 @@ export class ShardingEngine {
 
   /** Runs one logical statement and returns what the driver's own runner would have returned. */
   async query(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<QueryResult> {
-    const work = this.plan(sql, parameters ?? []);
+    let work = this.plan(sql, parameters ?? []);
     if (work.kind === 'session') {
       await session.control({ sql, parameters: parameters ?? [] }, work.plan.control);
       return rowsResult([]);
     }
     if (work.statements.length === 0) return work.kind === 'rows' ? rowsResult([]) : writesResult([rowsResult([])], this.dialect);
+    if (work.kind === 'rows' && !session.inTransaction) work = this.combined(work);
     if (work.kind === 'writes') {
       const results = work.sequential
         ? await this.runSequentially(work.statements, session)
@@ -118,8 +125,9 @@ export class ShardingEngine {
 
   /** The physical statements a logical statement would run, without running them. */
   explain(sql: string, parameters: readonly unknown[] = []): ExplainedStatement[] {
-    const work = this.plan(sql, parameters);
-    if (work.kind === 'session') return [];
+    const planned = this.plan(sql, parameters);
+    if (planned.kind === 'session') return [];
+    const work = planned.kind === 'rows' ? this.combined(planned) : planned;
     return work.statements.map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters }));
   }
 
@@ -144,7 +152,7 @@ export class ShardingEngine {
         return { kind: 'writes', statements: this.routeAndRewrite(p, plan), sequential: false };
       case 'select': {
         const statements = this.routeAndRewrite(p, plan);
-        return { kind: 'rows', statements, merge: statements.length > 1 ? mergeWithLimit(plan, p) : undefined };
+        return { kind: 'rows', statements, merge: statements.length > 1 ? mergeWithLimit(plan, p) : undefined, plan };
       }
     }
   }
@@ -176,6 +184,46 @@ export class ShardingEngine {
       derivedColumns: plan.kind === 'select' ? plan.derivedColumns : [],
     };
     return route.units.map((unit) => rewriteUnit(unit, ctx));
+  }
+
+  /**
+   * One round trip per server instead of one per shard: the statements of a plain scattered
+   * read (rows only concatenated) that go to shards of the same server become one
+   * `(…) UNION ALL (…)` with database-qualified table names. Anything the merge must order,
+   * group or cut is left as it is.
+   */
+  private combined(work: Extract<Work, { kind: 'rows' }>): Extract<Work, { kind: 'rows' }> {
+    if (!work.plan || !work.merge || work.statements.length < 2) return work;
+    const statements = this.combinePerServer(work.statements, work.merge, work.plan);
+    return statements === work.statements ? work : { ...work, statements };
+  }
+
+  private combinePerServer(statements: readonly PhysicalStatement[], merge: MergeSpec, plan: SelectPlan): readonly PhysicalStatement[] {
+    const servers = this.settings.servers;
+    if (!servers || merge.kind !== 'concat' || merge.limit || merge.groupBy || merge.aggregates || merge.distinct || merge.having || merge.strip) return statements;
+    const serverOf = new Map<number, number>();
+    servers.groups.forEach((group, g) => group.forEach((shard) => serverOf.set(shard, g)));
+    const byServer = new Map<number, PhysicalStatement[]>();
+    const out: PhysicalStatement[] = [];
+    for (const s of statements) {
+      const g = serverOf.get(s.shard);
+      if (g === undefined) out.push(s);
+      else byServer.set(g, [...(byServer.get(g) ?? []), s]);
+    }
+    const isTable = (name: string) => this.rules.ruleOf(name) !== undefined;
+    for (const group of byServer.values()) {
+      if (group.length === 1) {
+        out.push(group[0]!);
+        continue;
+      }
+      const parts = group.map((s) => qualifyTables(s.sql, servers.databases[s.shard]!, isTable));
+      if (parts.some((q) => q.qualified !== plan.tableReferences)) {
+        out.push(...group);
+        continue;
+      }
+      out.push({ shard: group[0]!.shard, sql: parts.map((q) => `(${q.sql})`).join(' UNION ALL '), parameters: group.flatMap((s) => s.parameters) });
+    }
+    return out;
   }
 
   private async runSequentially(statements: readonly PhysicalStatement[], session: ShardSession): Promise<QueryResult[]> {

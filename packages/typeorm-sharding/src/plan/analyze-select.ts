@@ -68,6 +68,7 @@ export function analyzeSelect(ast: AstNode, rules: ShardingRules, dialect: SqlDi
     having: shape.having,
     cutHaving: shape.having !== undefined,
     derivedColumns,
+    tableReferences: refs.length,
     unmergeable: unmergeable ?? innerProblem,
   };
 }

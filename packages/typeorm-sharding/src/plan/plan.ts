@@ -66,6 +66,8 @@ export interface SelectPlan {
   readonly having: CompiledHaving | undefined;
   /** Remove the outermost HAVING clause from scattered statements (the merge applies it). */
   readonly cutHaving: boolean;
+  /** Number of table references in the statement (FROM / JOIN, any depth). */
+  readonly tableReferences: number;
   /** Columns appended to the outer select list for the merge. */
   readonly derivedColumns: readonly DerivedColumn[];
   /** Why the result could not be merged exactly, when it cannot (raised only if several shards are hit). */

@@ -1,0 +1,135 @@
+import type { AggregateSpec, SortKey } from '../merge/index.js';
+import type { SqlDialect } from '../parameterize/index.js';
+import type { ShardingRules } from '../rules/index.js';
+import { columnRefOf, textOf, type AstNode } from './ast.js';
+import { aliasOfColumn, expressionText } from './expression-text.js';
+import { compileHaving, type CompiledHaving } from './having.js';
+import type { DerivedColumn } from './plan.js';
+import { resolveColumn, resolveKey, typeFamily, type SortType } from './resolve-column.js';
+import type { SelectShape } from './select-shape.js';
+import type { TableRef } from './table-refs.js';
+
+/** Alias prefix of columns the planner adds for the merge; they are stripped from results. */
+export const DERIVED_PREFIX = '__shard_';
+
+export interface ShapeResult {
+  readonly shape: SelectShape;
+  readonly derivedColumns: DerivedColumn[];
+  readonly unmergeable: string | undefined;
+}
+
+/** Describes the outermost select in terms of result columns, adding derived columns where the merge needs them. */
+export function shapeOf(ast: AstNode, refs: readonly TableRef[], rules: ShardingRules, dialect: SqlDialect, keyAliases: ReadonlyMap<string, string>): ShapeResult {
+  const columns: AstNode[] = Array.isArray(ast.columns) ? ast.columns : [];
+  const hasStar = ast.columns === '*' || columns.some((c) => c?.expr?.type === 'column_ref' && textOf(c.expr.column) === '*');
+  const derivedColumns: DerivedColumn[] = [];
+  let unmergeable: string | undefined;
+  const derive = (expression: string, kind: string): string => {
+    const existing = derivedColumns.find((d) => d.expression === expression);
+    if (existing) return existing.alias;
+    const alias = `${DERIVED_PREFIX}${kind}_${derivedColumns.length}`;
+    derivedColumns.push({ expression, alias });
+    return alias;
+  };
+
+  /** The result alias holding `expr`, if the select list already has it. */
+  const findAlias = (expr: AstNode): string | undefined => {
+    const ref = columnRefOf(expr);
+    const text = expressionText(expr);
+    for (const c of columns) {
+      const cref = columnRefOf(c.expr);
+      if (ref && cref && cref.column === ref.column && (cref.table === ref.table || ref.table === undefined)) return aliasOfColumn(c);
+      if (ref && ref.table === undefined && textOf(c.as) === ref.column) return textOf(c.as);
+      if (!ref && text !== undefined && expressionText(c.expr) === text) return aliasOfColumn(c);
+    }
+    if (ref && hasStar) return ref.column;
+    return undefined;
+  };
+  const sortTypeOf = (expr: AstNode): { type: SortType; ci: boolean } => {
+    const col = resolveColumn(expr, ast, refs, rules);
+    return col ? typeFamily(col, dialect) : { type: 'auto', ci: false };
+  };
+
+  const orderBy: SortKey[] = [];
+  for (const item of (ast.orderby ?? []) as AstNode[]) {
+    const direction = String(item.type ?? 'ASC').toUpperCase() === 'DESC' ? 'DESC' : 'ASC';
+    const { type, ci } = sortTypeOf(item.expr);
+    const text = expressionText(item.expr);
+    if (type === 'string' && ci && text !== undefined) {
+      // MySQL's _ci collations: sort by the server's own weights, exactly, not an imitation.
+      orderBy.push({ column: derive(`WEIGHT_STRING(${text})`, 'weight'), direction, type: 'binary' });
+      continue;
+    }
+    let alias = findAlias(item.expr);
+    if (alias === undefined) {
+      if (text === undefined || item.expr.type === 'aggr_func') {
+        unmergeable ??= 'ORDER BY an expression that is not in the select list';
+        continue;
+      }
+      alias = derive(text, 'sort');
+    }
+    orderBy.push({ column: alias, direction, type: type === 'string' ? 'string' : type, collation: ci ? 'case-insensitive' : 'binary' });
+  }
+
+  const aggregates: AggregateSpec[] = [];
+  const aggregateAlias = new Map<string, string>();
+  for (const c of columns) {
+    const expr = c?.expr;
+    if (expr?.type !== 'aggr_func') continue;
+    const alias = textOf(c.as);
+    const fn = String(expr.name).toUpperCase();
+    const argText = expressionText(expr.args?.expr);
+    if (!alias) {
+      unmergeable ??= `${fn}() without an alias`;
+      continue;
+    }
+    const text = expressionText(expr);
+    if (text !== undefined) aggregateAlias.set(text, alias);
+    if (fn === 'COUNT' && expr.args?.distinct) {
+      // COUNT(DISTINCT key): each key value lives on one shard, so partial counts add up.
+      if (!resolveKey(expr.args.expr, ast, refs, keyAliases)) unmergeable ??= 'COUNT(DISTINCT …) of a column other than the shard key';
+      aggregates.push({ alias, fn: 'COUNT' });
+    } else if (fn === 'COUNT' || fn === 'SUM') {
+      aggregates.push({ alias, fn });
+    } else if (fn === 'MIN' || fn === 'MAX') {
+      const { type, ci } = expr.args?.expr ? sortTypeOf(expr.args.expr) : { type: 'auto' as const, ci: false };
+      aggregates.push({ alias, fn, type, collation: ci ? 'case-insensitive' : 'binary' });
+    } else if (fn === 'AVG' && argText !== undefined && !expr.args?.distinct) {
+      aggregates.push({ alias, fn: 'AVG', sumAlias: derive(`SUM(${argText})`, 'avg_sum'), countAlias: derive(`COUNT(${argText})`, 'avg_count') });
+    } else {
+      unmergeable ??= `${fn}() over several shards`;
+    }
+  }
+
+  const groupBy: { column: string; caseInsensitive: boolean }[] = [];
+  for (const g of (ast.groupby?.columns ?? []) as AstNode[]) {
+    const alias = findAlias(g);
+    if (alias === undefined) unmergeable ??= 'GROUP BY a column that is not in the select list';
+    else groupBy.push({ column: alias, caseInsensitive: sortTypeOf(g).ci });
+  }
+  const distinct = Boolean(ast.distinct);
+  const groupCols = distinct ? columns.map((c) => c.expr) : ((ast.groupby?.columns ?? []) as AstNode[]);
+  const groupsAreShardLocal = (groupBy.length > 0 || distinct) && groupCols.some((g) => resolveKey(g, ast, refs, keyAliases));
+
+  let having: CompiledHaving | undefined;
+  if (ast.having && !groupsAreShardLocal) {
+    having = compileHaving(ast.having, (node) => {
+      const text = expressionText(node);
+      if (node.type === 'aggr_func') {
+        if (text === undefined) return undefined;
+        const known = aggregateAlias.get(text);
+        if (known) return known;
+        const fn = String(node.name).toUpperCase();
+        if ((fn !== 'COUNT' && fn !== 'SUM' && fn !== 'MIN' && fn !== 'MAX') || node.args?.distinct) return undefined;
+        const alias = derive(text, 'having');
+        aggregates.push(fn === 'COUNT' || fn === 'SUM' ? { alias, fn } : { alias, fn, type: 'auto' });
+        aggregateAlias.set(text, alias);
+        return alias;
+      }
+      return findAlias(node);
+    });
+    if (!having) unmergeable ??= 'a HAVING condition the merge cannot evaluate';
+  }
+
+  return { shape: { orderBy, groupBy, aggregates, distinct, having, groupsAreShardLocal }, derivedColumns, unmergeable };
+}

@@ -160,7 +160,10 @@ export class ShardingEngine {
   private routeAndRewrite(p: ParameterizedSql, plan: SelectPlan | WritePlan): PhysicalStatement[] {
     const rule = this.rules.ruleOf(plan.table)!;
     const route = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings);
-    if (route.kind === 'nowhere') return [];
+    if (route.kind === 'nowhere') {
+      // Nothing can match, but `SELECT COUNT(*) …` still answers one row (0, NULLs): any shard gives it.
+      return plan.kind === 'select' && plan.globalAggregate ? [{ shard: 0, sql: p.sql, parameters: p.parameters }] : [];
+    }
     const scatter = route.units.length > 1;
     if (scatter && plan.kind === 'write' && plan.limited) {
       throw new UnsupportedShardingError(

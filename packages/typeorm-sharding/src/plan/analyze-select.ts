@@ -63,6 +63,7 @@ export function analyzeSelect(ast: AstNode, rules: ShardingRules, dialect: SqlDi
     cutHaving: shape.having !== undefined,
     derivedColumns,
     tableReferences: refs.length,
+    globalAggregate: !ast.groupby?.columns?.length && (Array.isArray(ast.columns) ? ast.columns : []).some((c: AstNode) => c?.expr?.type === 'aggr_func'),
     unmergeable: unmergeable ?? innerProblem,
   };
 }

@@ -66,6 +66,11 @@ export interface SelectPlan {
   readonly having: CompiledHaving | undefined;
   /** Remove the outermost HAVING clause from scattered statements (the merge applies it). */
   readonly cutHaving: boolean;
+  /**
+   * Aggregates without GROUP BY: one row comes back even when nothing matches, so a statement
+   * routed to no shard still runs once (on the default shard) to produce it.
+   */
+  readonly globalAggregate: boolean;
   /** Number of table references in the statement (FROM / JOIN, any depth). */
   readonly tableReferences: number;
   /** Columns appended to the outer select list for the merge. */

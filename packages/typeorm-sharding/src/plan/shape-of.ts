@@ -51,10 +51,17 @@ export function shapeOf(ast: AstNode, refs: readonly TableRef[], rules: Sharding
   };
 
   const orderBy: SortKey[] = [];
+  /** `ORDER BY alias`: the select-list expression the alias names (its type decides the order). */
+  const aliased = (expr: AstNode): AstNode | undefined => {
+    const ref = columnRefOf(expr);
+    if (!ref || ref.table !== undefined) return undefined;
+    return columns.find((c) => textOf(c.as) === ref.column)?.expr;
+  };
   for (const item of (ast.orderby ?? []) as AstNode[]) {
     const direction = String(item.type ?? 'ASC').toUpperCase() === 'DESC' ? 'DESC' : 'ASC';
-    const { type, ci } = sortTypeOf(item.expr);
-    const text = expressionText(item.expr);
+    const target = aliased(item.expr) ?? item.expr;
+    const { type, ci } = sortTypeOf(target);
+    const text = expressionText(target);
     if (type === 'string' && ci && text !== undefined) {
       // MySQL's _ci collations: sort by the server's own weights, exactly, not an imitation.
       orderBy.push({ column: derive(`WEIGHT_STRING(${text})`, 'weight'), direction, type: 'binary' });

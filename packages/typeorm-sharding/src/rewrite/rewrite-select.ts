@@ -41,12 +41,19 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
   const dropped = new Set<number>();
   const replacedParams = new Map<number, unknown>();
 
+  // A cut list's `?`s are a contiguous run of parameters: it is replaced by the kept ones, so a
+  // unit costs O(its own values), not O(the whole list) — a 5,000-value list in many batches.
+  const cutLists: { first: number; last: number; kept: unknown[] }[] = [];
   for (const [listIndex, keep] of unit.lists) {
     const list = p.inLists[listIndex]!;
     if (keep.length === list.items.length) continue;
-    const kept = new Set<ValueSlot>(keep);
-    for (const item of list.items) if (!kept.has(item) && item.paramIndex !== undefined) dropped.add(item.paramIndex);
     edits.push({ start: list.open + 1, end: list.close, text: keep.map((i) => p.sql.slice(i.start, i.end)).join(', ') });
+    const params = list.items.filter((i) => i.paramIndex !== undefined);
+    if (params.length > 0) {
+      const kept: unknown[] = [];
+      for (const i of keep) if (i.paramIndex !== undefined) kept.push(p.parameters[i.paramIndex]);
+      cutLists.push({ first: params[0]!.paramIndex!, last: params[params.length - 1]!.paramIndex!, kept });
+    }
   }
 
   if (ctx.scatter && ctx.limit) {
@@ -76,12 +83,18 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
 
   const sql = edits.length === 0 ? p.sql : spliceSql(p.sql, edits);
   let parameters: readonly unknown[] = p.parameters;
-  if (dropped.size > 0 || replacedParams.size > 0) {
+  if (cutLists.length > 0 || dropped.size > 0 || replacedParams.size > 0) {
     const out: unknown[] = [];
-    p.parameters.forEach((v, i) => {
-      if (dropped.has(i)) return;
-      out.push(replacedParams.has(i) ? replacedParams.get(i) : v);
-    });
+    const copy = (from: number, to: number) => {
+      for (let i = from; i < to; i++) if (!dropped.has(i)) out.push(replacedParams.has(i) ? replacedParams.get(i) : p.parameters[i]);
+    };
+    let next = 0;
+    for (const cut of cutLists.sort((a, b) => a.first - b.first)) {
+      copy(next, cut.first);
+      out.push(...cut.kept);
+      next = cut.last + 1;
+    }
+    copy(next, p.parameters.length);
     parameters = out;
   }
   return { shard: unit.shard, sql, parameters };

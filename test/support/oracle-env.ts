@@ -250,6 +250,17 @@ export function tableKit(t: TableSpec) {
     if (s.max === undefined) expectBroadcast(events, text, s.fx.sharded.shardNames, label, canon);
     else expectPruned(events, text, shardOf(s), s.max, label, canon);
   };
+  /**
+   * The same invariants for an aggregate without GROUP BY (count, sum): when the list is empty
+   * no row can match, yet the answer is one row (COUNT 0, SUM NULL), so exactly one statement
+   * runs, unchanged, on the default shard.
+   */
+  const prunedAggregate = (values: readonly unknown[]): Check => (s, events, label) => {
+    if (values.length > 0) return pruned(values)(s, events, label);
+    if (events.length !== 1 || events[0]!.shard !== s.fx.sharded.shardNames[0]) {
+      expect.fail(`${label} [${s.name}]: expected one statement on the default shard\nphysical:\n${describeEvents(events)}`);
+    }
+  };
   /** Statements go exactly to the shards of `values`, one each (an OR of equalities is routed, not cut per shard). */
   const routedTo = (values: readonly string[]): Check => (s, events, label) => {
     const shards = s.max === undefined ? s.fx.sharded.shardNames : distinct(values.map(shardOf(s)));
@@ -284,7 +295,7 @@ export function tableKit(t: TableSpec) {
   const skipArb = fc.option(fc.integer({ min: 0, max: 40 }), { nil: undefined });
   const takeArb = fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined });
   const repo = (ds: DataSource) => ds.getRepository(t.entity);
-  return { shardOf, canon, pruned, routedTo, idArb, idsArb, nonEmptyIdsArb, spellingArb, spell, literal, orderArb, skipArb, takeArb, repo };
+  return { shardOf, canon, pruned, prunedAggregate, routedTo, idArb, idsArb, nonEmptyIdsArb, spellingArb, spell, literal, orderArb, skipArb, takeArb, repo };
 }
 
 /**

@@ -49,7 +49,7 @@ export function analyzeSelect(ast: AstNode, rules: ShardingRules, dialect: SqlDi
   const prunableLists: number[] = [];
   const condition = keyConditionOf(home.where, isKey, prunableLists);
 
-  const { shape, derivedColumns, unmergeable } = shapeOf(ast, refs, rules, dialect, keyAliases);
+  const { shape, derivedColumns, unmergeable } = shapeOf(ast, rules, dialect, keyAliases);
   const innerProblem = innerSelectProblem(ast);
   return {
     kind: 'select',

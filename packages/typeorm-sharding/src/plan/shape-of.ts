@@ -7,7 +7,6 @@ import { compileHaving, type CompiledHaving } from './having.js';
 import type { DerivedColumn } from './plan.js';
 import { resolveColumn, resolveKey, typeFamily, type SortType } from './resolve-column.js';
 import type { SelectShape } from './select-shape.js';
-import type { TableRef } from './table-refs.js';
 
 /** Alias prefix of columns the planner adds for the merge; they are stripped from results. */
 export const DERIVED_PREFIX = '__shard_';
@@ -19,7 +18,7 @@ export interface ShapeResult {
 }
 
 /** Describes the outermost select in terms of result columns, adding derived columns where the merge needs them. */
-export function shapeOf(ast: AstNode, refs: readonly TableRef[], rules: ShardingRules, dialect: SqlDialect, keyAliases: ReadonlyMap<string, string>): ShapeResult {
+export function shapeOf(ast: AstNode, rules: ShardingRules, dialect: SqlDialect, keyAliases: ReadonlyMap<string, string>): ShapeResult {
   const columns: AstNode[] = Array.isArray(ast.columns) ? ast.columns : [];
   const hasStar = ast.columns === '*' || columns.some((c) => c?.expr?.type === 'column_ref' && textOf(c.expr.column) === '*');
   const derivedColumns: DerivedColumn[] = [];
@@ -46,7 +45,7 @@ export function shapeOf(ast: AstNode, refs: readonly TableRef[], rules: Sharding
     return undefined;
   };
   const sortTypeOf = (expr: AstNode): { type: SortType; ci: boolean } => {
-    const col = resolveColumn(expr, ast, refs, rules);
+    const col = resolveColumn(expr, ast, rules);
     return col ? typeFamily(col, dialect) : { type: 'auto', ci: false };
   };
 
@@ -94,7 +93,7 @@ export function shapeOf(ast: AstNode, refs: readonly TableRef[], rules: Sharding
     if (text !== undefined) aggregateAlias.set(text, alias);
     if (fn === 'COUNT' && expr.args?.distinct) {
       // COUNT(DISTINCT key): each key value lives on one shard, so partial counts add up.
-      if (!resolveKey(expr.args.expr, ast, refs, keyAliases)) unmergeable ??= 'COUNT(DISTINCT …) of a column other than the shard key';
+      if (!resolveKey(expr.args.expr, ast, keyAliases)) unmergeable ??= 'COUNT(DISTINCT …) of a column other than the shard key';
       aggregates.push({ alias, fn: 'COUNT' });
     } else if (fn === 'COUNT' || fn === 'SUM') {
       aggregates.push({ alias, fn });
@@ -116,7 +115,7 @@ export function shapeOf(ast: AstNode, refs: readonly TableRef[], rules: Sharding
   }
   const distinct = Boolean(ast.distinct);
   const groupCols = distinct ? columns.map((c) => c.expr) : ((ast.groupby?.columns ?? []) as AstNode[]);
-  const groupsAreShardLocal = (groupBy.length > 0 || distinct) && groupCols.some((g) => resolveKey(g, ast, refs, keyAliases));
+  const groupsAreShardLocal = (groupBy.length > 0 || distinct) && groupCols.some((g) => resolveKey(g, ast, keyAliases));
 
   let having: CompiledHaving | undefined;
   if (ast.having && !groupsAreShardLocal) {

@@ -57,12 +57,4 @@ export class ShardingRules {
   all(): Iterable<TableRule> {
     return this.byTable.values();
   }
-
-  /** The rule of an entity class or name, if it is an entity of this data source. */
-  ruleOfTarget(target: Function | string): TableRule | undefined {
-    for (const rule of this.byTable.values()) {
-      if (rule.metadata.target === target || rule.metadata.name === target) return rule;
-    }
-    return undefined;
-  }
 }

@@ -36,14 +36,17 @@ export async function runOverhead(ctx) {
   const { cfg } = ctx;
   const out = { mariadb: [], sqlite: undefined };
   for (const c of [1, 16]) {
-    const cell = await measurePair(ctx.dsOn, ctx.plain, ctx.totalOrders, { reps: cfg.overheadReps, clients: c, warmupMs: cfg.overheadWarmupMs, durationMs: cfg.overheadDurationMs, minOps: cfg.warmupMs > 0 ? 10 : 1 }, `mariadb c=${c}`);
+    // 1 client: more, shorter repetitions (finer interleaving on a noisy machine).
+    const reps = c === 1 ? cfg.overheadReps * 2 : cfg.overheadReps;
+    const durationMs = c === 1 ? cfg.overheadDurationMs / 2 : cfg.overheadDurationMs;
+    const cell = await measurePair(ctx.dsOn, ctx.plain, ctx.totalOrders, { reps, clients: c, warmupMs: cfg.overheadWarmupMs, durationMs, minOps: cfg.warmupMs > 0 ? 10 : 1 }, `mariadb c=${c}`);
     out.mariadb.push({ c, ...cell });
   }
   if (ctx.sqlite) {
-    // better-sqlite3 is synchronous: one client; more repetitions of shorter windows.
+    // better-sqlite3 is synchronous and CPU-only: one client, many short repetitions.
     out.sqlite = {
       c: 1,
-      ...(await measurePair(ctx.sqlite.sharded, ctx.sqlite.plain, ctx.sqlite.total, { reps: cfg.overheadReps, clients: 1, warmupMs: cfg.overheadWarmupMs, durationMs: cfg.overheadDurationMs / 2, minOps: cfg.warmupMs > 0 ? 10 : 1 }, 'sqlite c=1')),
+      ...(await measurePair(ctx.sqlite.sharded, ctx.sqlite.plain, ctx.sqlite.total, { reps: cfg.overheadReps * 3, clients: 1, warmupMs: cfg.overheadWarmupMs / 2, durationMs: cfg.overheadDurationMs / 5, minOps: cfg.warmupMs > 0 ? 10 : 1 }, 'sqlite c=1')),
     };
   } else {
     out.sqlite = { c: 1, sharded: { error: ctx.sqliteError ?? 'not run' }, unsharded: { error: ctx.sqliteError ?? 'not run' } };

@@ -29,6 +29,13 @@ export async function executeStatements(
   settings: ExecutorSettings,
 ): Promise<QueryResult[]> {
   if (statements.length === 1) return [await runGuarded(statements[0]!, targets, session, settings)];
+  if (statements.length <= settings.concurrency) {
+    // Everything fits in the window: start all, wait for all (so no connection is still in use), then fail.
+    const outcomes = await Promise.allSettled(statements.map((s) => runGuarded(s, targets, session, settings)));
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    return outcomes.map((o) => (o as PromiseFulfilledResult<QueryResult>).value);
+  }
   const results = new Array<QueryResult>(statements.length);
   const window = new PQueue({ concurrency: Math.min(settings.concurrency, statements.length) });
   let failure: unknown;

@@ -48,11 +48,11 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
     const list = p.inLists[listIndex]!;
     if (keep.length === list.items.length) continue;
     edits.push({ start: list.open + 1, end: list.close, text: keep.map((i) => p.sql.slice(i.start, i.end)).join(', ') });
-    const params = list.items.filter((i) => i.paramIndex !== undefined);
-    if (params.length > 0) {
+    const range = paramRangeOf(list.items);
+    if (range) {
       const kept: unknown[] = [];
       for (const i of keep) if (i.paramIndex !== undefined) kept.push(p.parameters[i.paramIndex]);
-      cutLists.push({ first: params[0]!.paramIndex!, last: params[params.length - 1]!.paramIndex!, kept });
+      cutLists.push({ ...range, kept });
     }
   }
 
@@ -110,4 +110,14 @@ function setSlot(slot: ValueSlot, value: string, edits: Edit[], params: Map<numb
 function quoteFor(expression: string, dialect: SqlDialect): string {
   if (dialect === 'mysql') return expression;
   return expression.replace(/`((?:[^`]|``)*)`/g, (_, name: string) => `"${name.replace(/``/g, '`').replace(/"/g, '""')}"`);
+}
+
+/** First and last parameter index of a list's `?` items (found from both ends: O(1) when they are `?`s). */
+function paramRangeOf(items: readonly ValueSlot[]): { first: number; last: number } | undefined {
+  let a = 0;
+  while (a < items.length && items[a]!.paramIndex === undefined) a++;
+  if (a === items.length) return undefined;
+  let b = items.length - 1;
+  while (items[b]!.paramIndex === undefined) b--;
+  return { first: items[a]!.paramIndex!, last: items[b]!.paramIndex! };
 }

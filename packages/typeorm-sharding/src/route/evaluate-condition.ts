@@ -11,13 +11,23 @@ export type ShardSet = 'all' | Set<number>;
  * Evaluates a key condition with the statement's values. NULL never equals anything in SQL,
  * so NULL values select no shard.
  */
-export function shardsOf(condition: KeyCondition, p: ParameterizedSql, key: ShardKeyRule): ShardSet {
+export function shardsOf(
+  condition: KeyCondition,
+  p: ParameterizedSql,
+  key: ShardKeyRule,
+  /** Shards of IN lists already grouped by the caller (so their values are not hashed twice). */
+  known?: ReadonlyMap<number, ReadonlySet<number>>,
+): ShardSet {
   switch (condition.kind) {
     case 'any':
       return 'all';
     case 'values': {
       const set = new Set<number>();
-      for (const ref of condition.refs) for (const value of valuesOf(ref, p)) if (value !== null && value !== undefined) set.add(key.algorithm.shardIndexOf(value));
+      for (const ref of condition.refs) {
+        const grouped = ref.kind === 'in-list' ? known?.get(ref.list) : undefined;
+        if (grouped) for (const shard of grouped) set.add(shard);
+        else for (const value of valuesOf(ref, p)) if (value !== null && value !== undefined) set.add(key.algorithm.shardIndexOf(value));
+      }
       return set;
     }
     case 'const-equal': {
@@ -32,7 +42,7 @@ export function shardsOf(condition: KeyCondition, p: ParameterizedSql, key: Shar
     case 'and': {
       let result: Set<number> | undefined;
       for (const term of condition.terms) {
-        const s = shardsOf(term, p, key);
+        const s = shardsOf(term, p, key, known);
         if (s === 'all') continue;
         result = result === undefined ? s : intersect(result, s);
         if (result.size === 0) return result;
@@ -42,7 +52,7 @@ export function shardsOf(condition: KeyCondition, p: ParameterizedSql, key: Shar
     case 'or': {
       const union = new Set<number>();
       for (const term of condition.terms) {
-        const s = shardsOf(term, p, key);
+        const s = shardsOf(term, p, key, known);
         if (s === 'all') return 'all';
         for (const i of s) union.add(i);
       }

@@ -18,14 +18,15 @@ export function routeByKey(
   settings: RouteSettings,
 ): Route {
   const all = (): number[] => Array.from({ length: shardCount }, (_, i) => i);
-  const selected = shardsOf(condition, p, key);
+  // Items of each prunable list, grouped by shard, duplicates dropped (first spelling kept).
+  const perList = settings.pruning ? prunableLists.map((list) => groupByShard(p.inLists[list]?.items ?? [], key)) : [];
+  const known = new Map<number, ReadonlySet<number>>(perList.map((groups, i) => [prunableLists[i]!, new Set(groups.keys())]));
+  const selected = shardsOf(condition, p, key, known);
   if (selected !== 'all' && selected.size === 0) return { kind: 'nowhere' };
   // The naive baseline: every shard gets the statement with its lists whole.
   if (!settings.pruning) return { kind: 'units', units: all().map((shard) => ({ shard, lists: new Map() })) };
   const candidates = selected === 'all' ? all() : [...selected].sort((a, b) => a - b);
 
-  // Items of each prunable list, grouped by shard, duplicates dropped (first spelling kept).
-  const perList = prunableLists.map((list) => groupByShard(p.inLists[list]?.items ?? [], key));
   const units: RouteUnit[] = [];
   for (const shard of candidates) {
     const lists = new Map<number, readonly ValueSlot[]>();

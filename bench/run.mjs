@@ -104,6 +104,8 @@ async function main() {
     if (!cfg.reuse) await createDatabases(admin, SHARDS);
     ctx.dsOn = await open(shardedMariadb({ count: SHARDS, entities: [Order], pruning: true, poolSize: cfg.poolSize, synchronize: !cfg.reuse }));
     ctx.dsOff = await open(shardedMariadb({ count: SHARDS, entities: [Order], pruning: false, poolSize: cfg.poolSize }));
+    // The same pruned reads, with one UNION ALL round trip per server (all 64 shards share one).
+    ctx.dsCombined = await open(shardedMariadb({ count: SHARDS, entities: [Order], pruning: true, combinePerServer: true, poolSize: cfg.poolSize }));
     ctx.plain = await open(plainMariadb({ entities: [Order, Page], poolSize: cfg.plainPoolSize, synchronize: !cfg.reuse }));
     ctx.probe = { sample: () => {} };
     ctx.ds16 = await open(shardedMariadb({

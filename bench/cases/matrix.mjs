@@ -7,12 +7,12 @@ import { MAX_IN, Order } from '../lib/setup.mjs';
 
 export const IN_SIZES = [1, 8, 32, 128, 512];
 export const CONCURRENCY = [1, 16, 64];
-export const MATRIX_VARIANTS = ['pruned', 'broadcast', 'unsharded'];
+export const MATRIX_VARIANTS = ['pruned', 'broadcast', 'unsharded', 'combined'];
 
 export async function runMatrix(ctx) {
-  const { dsOn, dsOff, plain, cfg, totalOrders, shardIndexOf } = ctx;
+  const { dsOn, dsOff, dsCombined, plain, cfg, totalOrders, shardIndexOf } = ctx;
   const shardCount = dsOn.shardNames.length;
-  const repos = { pruned: dsOn.getRepository(Order), broadcast: dsOff.getRepository(Order), unsharded: plain.getRepository(Order) };
+  const repos = { pruned: dsOn.getRepository(Order), broadcast: dsOff.getRepository(Order), unsharded: plain.getRepository(Order), combined: dsCombined.getRepository(Order) };
   const clients = cfg.matrixClients ?? CONCURRENCY;
   const cells = [];
   const statements = {};
@@ -22,7 +22,7 @@ export async function runMatrix(ctx) {
     // measured path carries no instrumentation).
     let pruned = 0;
     for (const l of lists) pruned += groupByShard(l, shardIndexOf, MAX_IN).length;
-    statements[n] = { pruned: pruned / lists.length, broadcast: shardCount * Math.ceil(n / MAX_IN), unsharded: 1 };
+    statements[n] = { pruned: pruned / lists.length, broadcast: shardCount * Math.ceil(n / MAX_IN), unsharded: 1, combined: 1 };
     const variants = MATRIX_VARIANTS.map((key) => ({ key, op: (i) => repos[key].find({ where: { id: In(lists[i % lists.length]) } }) }));
     const failed = {};
     for (const v of variants) {

@@ -11,7 +11,7 @@ export const WINDOW = availableParallelism();
 export const MAX_IN = 256;
 
 /** A ShardedDataSource over bench_s0..bench_s{count-1} (one small pool per shard). */
-export function shardedMariadb({ count, entities, pruning = true, poolSize, synchronize = false, onPhysicalQuery }) {
+export function shardedMariadb({ count, entities, pruning = true, combinePerServer = false, poolSize, synchronize = false, onPhysicalQuery }) {
   return new ShardedDataSource({
     type: 'mariadb',
     host: MARIADB.host,
@@ -22,7 +22,7 @@ export function shardedMariadb({ count, entities, pruning = true, poolSize, sync
     synchronize,
     poolSize,
     shards: Array.from({ length: count }, (_, i) => ({ name: `s${i}`, database: shardDb(i) })),
-    sharding: { pruning, concurrency: WINDOW, maxInValuesPerQuery: MAX_IN, ...(onPhysicalQuery ? { onPhysicalQuery } : {}) },
+    sharding: { pruning, combinePerServer, concurrency: WINDOW, maxInValuesPerQuery: MAX_IN, ...(onPhysicalQuery ? { onPhysicalQuery } : {}) },
   });
 }
 

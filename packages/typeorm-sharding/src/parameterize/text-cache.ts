@@ -2,6 +2,12 @@ import { ParameterCountError } from './parameterize-error.js';
 import { parameterize } from './parameterize.js';
 import type { InListSlot, ParameterizedSql, SqlDialect, ValueSlot } from './parameterized-sql.js';
 
+/**
+ * Longer texts are not kept: a statement with a long IN list holds one slot object per value,
+ * and its own execution dwarfs the lexing anyway. This bounds the cache to a few MiB.
+ */
+const MAX_CACHED_TEXT = 2048;
+
 interface Entry {
   readonly shape: ParameterizedSql;
   readonly placeholders: number;
@@ -26,6 +32,7 @@ export class ParameterizeCache {
   ) {}
 
   parameterize(sql: string, parameters: readonly unknown[]): ParameterizedSql {
+    if (sql.length > MAX_CACHED_TEXT) return parameterize(sql, parameters, this.dialect);
     let entry = this.current.get(sql);
     if (entry === undefined) {
       entry = this.previous.get(sql);

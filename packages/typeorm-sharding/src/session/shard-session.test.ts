@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { QueryRunner } from 'typeorm';
+import type { ShardTarget } from '../execute/shard-target.js';
+import { PartialCommitError, ShardSession } from './shard-session.js';
+
+/** Fake shards whose runners log every statement; `failOn` makes one statement fail on one shard. */
+function shards(names: string[], failOn?: { shard: string; sql: string }) {
+  const log: string[] = [];
+  let released = 0;
+  const targets: ShardTarget[] = names.map((name, index) => ({
+    name,
+    index,
+    dataSource: undefined as never,
+    createRunner: () =>
+      ({
+        query: async (sql: string) => {
+          log.push(`${name}: ${sql}`);
+          if (failOn && failOn.shard === name && failOn.sql === sql) throw new Error(`${sql} failed`);
+          return [];
+        },
+        release: async () => {
+          released++;
+        },
+      }) as unknown as QueryRunner,
+    releaseRunner: async (runner) => runner.release(),
+    execute: async () => {
+      throw new Error('not used');
+    },
+  }));
+  return { targets, log, released: () => released };
+}
+
+const s = (sql: string) => ({ sql, parameters: [] });
+
+describe('ShardSession', () => {
+  it('opens the transaction on a shard only when a statement first touches it, replaying the isolation level and open savepoints', async () => {
+    const { targets, log } = shards(['a', 'b', 'c']);
+    const session = new ShardSession('master');
+    await session.control(s('SET TRANSACTION ISOLATION LEVEL SERIALIZABLE'), 'set-isolation');
+    await session.control(s('START TRANSACTION'), 'begin');
+    const a = await session.acquire(targets[0]!);
+    await a.query('UPDATE t SET x = 1');
+    await session.control(s('SAVEPOINT typeorm_1'), 'savepoint');
+    const b = await session.acquire(targets[1]!);
+    expect(await session.acquire(targets[1]!)).toBe(b);
+    expect(log).toEqual([
+      'a: SET TRANSACTION ISOLATION LEVEL SERIALIZABLE',
+      'a: START TRANSACTION',
+      'a: UPDATE t SET x = 1',
+      'a: SAVEPOINT typeorm_1',
+      'b: SET TRANSACTION ISOLATION LEVEL SERIALIZABLE',
+      'b: START TRANSACTION',
+      'b: SAVEPOINT typeorm_1',
+    ]);
+    // A released savepoint is not replayed on shards that join later.
+    await session.control(s('RELEASE SAVEPOINT typeorm_1'), 'release-savepoint');
+    log.length = 0;
+    await session.acquire(targets[2]!);
+    expect(log).toEqual(['c: SET TRANSACTION ISOLATION LEVEL SERIALIZABLE', 'c: START TRANSACTION']);
+  });
+
+  it('commits every touched shard and gives every connection back', async () => {
+    const { targets, log, released } = shards(['a', 'b']);
+    const session = new ShardSession('master');
+    await session.control(s('START TRANSACTION'), 'begin');
+    await session.acquire(targets[0]!);
+    await session.acquire(targets[1]!);
+    log.length = 0;
+    await session.control(s('COMMIT'), 'commit');
+    expect(log.sort()).toEqual(['a: COMMIT', 'b: COMMIT']);
+    expect(released()).toBe(2);
+    expect(session.inTransaction).toBe(false);
+  });
+
+  it('raises PartialCommitError naming the committed shards when a later COMMIT fails, and rolls back the rest', async () => {
+    const { targets, log, released } = shards(['a', 'b', 'c'], { shard: 'b', sql: 'COMMIT' });
+    const session = new ShardSession('master');
+    await session.control(s('START TRANSACTION'), 'begin');
+    for (const t of targets) await session.acquire(t);
+    log.length = 0;
+    const error = await session.control(s('COMMIT'), 'commit').then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(PartialCommitError);
+    expect((error as PartialCommitError).committedShards).toEqual(['a']);
+    expect((error as PartialCommitError).shard).toBe('b');
+    expect(log).toEqual(['a: COMMIT', 'b: COMMIT', 'c: ROLLBACK']);
+    expect(released()).toBe(3);
+  });
+
+  it('reports a plain ShardQueryError when the first COMMIT fails (nothing is durable)', async () => {
+    const { targets } = shards(['a', 'b'], { shard: 'a', sql: 'COMMIT' });
+    const session = new ShardSession('master');
+    await session.control(s('START TRANSACTION'), 'begin');
+    for (const t of targets) await session.acquire(t);
+    const error = await session.control(s('COMMIT'), 'commit').then(() => undefined, (e: unknown) => e);
+    expect(error).not.toBeInstanceOf(PartialCommitError);
+    expect((error as Error).message).toMatch(/COMMIT failed on shard a/);
+  });
+});

@@ -19,6 +19,8 @@ export default defineConfig({
           hookTimeout: 120_000,
           // Integration files share one MariaDB server; each file uses its own databases.
           fileParallelism: false,
+          // The deep-page memory test measures retained heap after forced collections.
+          execArgv: ['--expose-gc'],
         },
       },
     ],

@@ -37,6 +37,8 @@ const MAX_LIMIT: Record<SqlDialect, string> = { mysql: '18446744073709551615', s
  */
 export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalStatement {
   const { p } = ctx;
+  const fast = onlyOneListCut(unit, ctx);
+  if (fast) return fast;
   const edits: Edit[] = [];
   const dropped = new Set<number>();
   const replacedParams = new Map<number, unknown>();
@@ -47,7 +49,7 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
   for (const [listIndex, keep] of unit.lists) {
     const list = p.inLists[listIndex]!;
     if (keep.length === list.items.length) continue;
-    edits.push({ start: list.open + 1, end: list.close, text: keep.map((i) => p.sql.slice(i.start, i.end)).join(', ') });
+    edits.push({ start: list.open + 1, end: list.close, text: listText(p.sql, keep) });
     const range = paramRangeOf(list.items);
     if (range) {
       const kept: unknown[] = [];
@@ -120,4 +122,40 @@ function paramRangeOf(items: readonly ValueSlot[]): { first: number; last: numbe
   let b = items.length - 1;
   while (items[b]!.paramIndex === undefined) b--;
   return { first: items[a]!.paramIndex!, last: items[b]!.paramIndex! };
+}
+
+/**
+ * The common case on the hot path — one IN list cut for this shard, nothing else to change
+ * (a `find(In(ids))` reaching several shards): two slices, no edit list, no parameter scan.
+ */
+function onlyOneListCut(unit: RouteUnit, ctx: RewriteContext): PhysicalStatement | undefined {
+  if (unit.lists.size !== 1 || (ctx.scatter && (ctx.limit || ctx.derivedColumns.length > 0 || ctx.cutHaving))) return undefined;
+  const { p } = ctx;
+  const [listIndex, keep] = unit.lists.entries().next().value as [number, readonly ValueSlot[]];
+  const list = p.inLists[listIndex]!;
+  if (keep.length === list.items.length) return { shard: unit.shard, sql: p.sql, parameters: p.parameters };
+  const sql = p.sql.slice(0, list.open + 1) + listText(p.sql, keep) + p.sql.slice(list.close);
+  const range = paramRangeOf(list.items);
+  if (!range) return { shard: unit.shard, sql, parameters: p.parameters };
+  const parameters = p.parameters.slice(0, range.first);
+  for (const item of keep) if (item.paramIndex !== undefined) parameters.push(p.parameters[item.paramIndex]);
+  for (let i = range.last + 1; i < p.parameters.length; i++) parameters.push(p.parameters[i]);
+  return { shard: unit.shard, sql, parameters };
+}
+
+/** `?, ?, ?` strings by length, so the usual all-placeholder list costs no joining. */
+const PLACEHOLDERS: string[] = [''];
+
+/** The text of a cut IN list: its kept items' own spellings, comma-separated. */
+function listText(sql: string, keep: readonly ValueSlot[]): string {
+  let allPlaceholders = true;
+  for (const item of keep) {
+    if (item.end - item.start !== 1 || sql.charCodeAt(item.start) !== 63 /* ? */) {
+      allPlaceholders = false;
+      break;
+    }
+  }
+  if (!allPlaceholders) return keep.map((i) => sql.slice(i.start, i.end)).join(', ');
+  while (PLACEHOLDERS.length <= keep.length && PLACEHOLDERS.length <= 1024) PLACEHOLDERS.push(PLACEHOLDERS.length === 1 ? '?' : `${PLACEHOLDERS[PLACEHOLDERS.length - 1]}, ?`);
+  return PLACEHOLDERS[keep.length] ?? keep.map(() => '?').join(', ');
 }

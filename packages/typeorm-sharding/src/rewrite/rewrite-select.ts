@@ -143,9 +143,6 @@ function onlyOneListCut(unit: RouteUnit, ctx: RewriteContext): PhysicalStatement
   return { shard: unit.shard, sql, parameters };
 }
 
-/** `?, ?, ?` strings by length, so the usual all-placeholder list costs no joining. */
-const PLACEHOLDERS: string[] = [''];
-
 /** The text of a cut IN list: its kept items' own spellings, comma-separated. */
 function listText(sql: string, keep: readonly ValueSlot[]): string {
   let allPlaceholders = true;
@@ -155,7 +152,7 @@ function listText(sql: string, keep: readonly ValueSlot[]): string {
       break;
     }
   }
-  if (!allPlaceholders) return keep.map((i) => sql.slice(i.start, i.end)).join(', ');
-  while (PLACEHOLDERS.length <= keep.length && PLACEHOLDERS.length <= 1024) PLACEHOLDERS.push(PLACEHOLDERS.length === 1 ? '?' : `${PLACEHOLDERS[PLACEHOLDERS.length - 1]}, ?`);
-  return PLACEHOLDERS[keep.length] ?? keep.map(() => '?').join(', ');
+  // The usual list is all `?`: no slicing and joining needed.
+  if (allPlaceholders) return keep.length === 0 ? '' : `${'?, '.repeat(keep.length - 1)}?`;
+  return keep.map((i) => sql.slice(i.start, i.end)).join(', ');
 }

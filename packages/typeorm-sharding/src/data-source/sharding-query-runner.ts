@@ -7,20 +7,16 @@ import { Readable } from 'node:stream';
 import type { ShardingEngine } from '../engine/sharding-engine.js';
 import { ShardSession } from '../session/shard-session.js';
 
+type AnyRunnerClass = abstract new (...args: any[]) => QueryRunner & { isReleased: boolean };
+
 /**
  * The one interception point: every statement TypeORM runs through a ShardedDataSource
  * (find, QueryBuilder, save, transaction, raw query, schema inspection) arrives at `query()`.
  * The class extends the driver's own QueryRunner so that TypeORM's SQL generation and
  * transaction bookkeeping stay exactly as they are; only the execution is replaced.
  */
-export interface ShardingQueryRunnerMembers {
-  readonly session: ShardSession;
-}
-
-type AnyRunnerClass = abstract new (...args: any[]) => QueryRunner & { isReleased: boolean };
-
 function withSharding<T extends AnyRunnerClass>(Base: T) {
-  abstract class ShardingQueryRunner extends Base implements ShardingQueryRunnerMembers {
+  abstract class ShardingQueryRunner extends Base {
     abstract readonly engine: ShardingEngine;
     abstract readonly session: ShardSession;
 

@@ -53,7 +53,7 @@ export function bindShardedTables(ast: AstNode, sharded: readonly TableRef[], sq
 }
 
 /** The terms of a condition joined by AND at its top (a term under OR or NOT is not one). */
-export function conjunctsOf(node: AstNode | null | undefined): AstNode[] {
+function conjunctsOf(node: AstNode | null | undefined): AstNode[] {
   if (!node) return [];
   if (node.type === 'binary_expr' && String(node.operator).toUpperCase() === 'AND') return [...conjunctsOf(node.left), ...conjunctsOf(node.right)];
   return [node];

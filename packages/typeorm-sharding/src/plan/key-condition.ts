@@ -1,4 +1,4 @@
-import { columnRefOf, inListOf, slotOf, type AstNode } from './ast.js';
+import { inListOf, slotOf, type AstNode } from './ast.js';
 import type { KeyCondition } from './plan.js';
 
 /** Decides whether a column reference is the shard key of the routing table (or of a table bound to it). */
@@ -57,12 +57,4 @@ function visit(node: AstNode, isKey: IsKeyColumn, prunable: number[], andOnly: b
     default:
       return ANY;
   }
-}
-
-/** True when a column reference node names `column` through one of `aliases` (or unqualified, when allowed). */
-export function refersTo(node: AstNode, aliases: ReadonlySet<string>, column: string, allowUnqualified: boolean): boolean {
-  const ref = columnRefOf(node);
-  if (!ref || ref.column.toLowerCase() !== column.toLowerCase()) return false;
-  if (ref.table === undefined) return allowUnqualified;
-  return aliases.has(ref.table);
 }

@@ -113,7 +113,7 @@ describe.each(backends)('cross-shard merges equal one database (%s)', (backend) 
   });
 
   it('refuses what it cannot merge exactly, with a clear error', async () => {
-    await expect(fx.sharded.query('SELECT COUNT(DISTINCT buyerId) AS c FROM orders')).rejects.toBeInstanceOf(UnsupportedShardingError);
+    await expect(fx.sharded.query('SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS r FROM orders')).rejects.toBeInstanceOf(UnsupportedShardingError);
     await expect(fx.sharded.query('SELECT o.id FROM orders o JOIN order_items i ON i.id = o.id')).rejects.toThrow(/without equating their shard keys/);
     await expect(fx.sharded.query('SELECT o.id FROM orders o JOIN buyers b ON b.id = o.buyerId')).rejects.toThrow(/unsharded table "buyers"/);
   });

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from 'vitest';
-import { In } from 'typeorm';
+import { In, type DataSource } from 'typeorm';
 import { MissingShardKeyError, ShardQueryError, UnsupportedShardingError } from '../packages/typeorm-sharding/src/index.js';
 import { ENTITIES, Order, Region } from './support/entities.js';
 import { openFixture, type Backend, type Fixture } from './support/backends.js';
@@ -93,7 +93,21 @@ describe.each(backends)('writes on %s', (backend) => {
     fx = await openFixture(backend, ENTITIES, 2);
     await fx.sharded.getRepository(Order).insert([order(1)]);
     await expect(fx.sharded.getRepository(Order).update({ id: '1' }, { id: '2' })).rejects.toBeInstanceOf(UnsupportedShardingError);
+    await expect(fx.sharded.getRepository(Order).update({ buyerId: 1 }, { id: '1' })).rejects.toBeInstanceOf(UnsupportedShardingError);
     expect(Object.values(await idsPerShard(fx)).flat()).toEqual(['1']);
+  });
+
+  // Issue 8, item 22: `update({ id }, { ...dto })` where the DTO repeats the unchanged key.
+  it('allows an UPDATE that sets the shard key to the value the row is routed by, like one database', async () => {
+    fx = await openFixture(backend, ENTITIES, 2);
+    for (const ds of [fx.sharded, fx.plain]) await ds.getRepository(Order).insert([order(1), order(2)]);
+    for (const ds of [fx.sharded, fx.plain]) {
+      const result = await ds.getRepository(Order).update({ id: '1' }, { id: '1', buyerId: 42 });
+      expect(result.affected).toBe(1);
+    }
+    const read = async (ds: DataSource) => (await ds.getRepository(Order).find({ order: { id: 'ASC' } })).map((o) => [String(o.id), o.buyerId]);
+    expect(await read(fx.sharded)).toEqual(await read(fx.plain));
+    expect(Object.values(await idsPerShard(fx)).flat().sort()).toEqual(['1', '2']);
   });
 
   it('fails a scattered read with a typed error naming the shard and the SQL when one shard fails, returning no rows', async () => {

@@ -13,12 +13,13 @@ import type { Plan, SelectPlan, WritePlan } from '../plan/plan.js';
 import { rewriteUnit } from '../rewrite/rewrite-select.js';
 import { qualifyTables } from '../rewrite/qualify-tables.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
-import { routeByKey, type RouteSettings } from '../route/index.js';
+import { checkKeyAssignment, routeByKey, type RouteSettings } from '../route/index.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { insertRowsOf } from '../write/insert-rows.js';
 import { rewriteInsert } from '../write/rewrite-insert.js';
 import { routeInsert } from '../write/route-insert.js';
+import { bindMerge } from './bind-merge.js';
 import { rowsResult, writesResult } from './query-result.js';
 
 /** Resolved settings of the engine. */
@@ -152,13 +153,14 @@ export class ShardingEngine {
         return { kind: 'writes', statements: this.routeAndRewrite(p, plan), sequential: false };
       case 'select': {
         const statements = this.routeAndRewrite(p, plan);
-        return { kind: 'rows', statements, merge: statements.length > 1 ? mergeWithLimit(plan, p) : undefined, plan };
+        return { kind: 'rows', statements, merge: statements.length > 1 ? bindMerge(plan, p, this.dialect) : undefined, plan };
       }
     }
   }
 
   private routeAndRewrite(p: ParameterizedSql, plan: SelectPlan | WritePlan): PhysicalStatement[] {
     const rule = this.rules.ruleOf(plan.table)!;
+    if (plan.kind === 'write') checkKeyAssignment(plan, p, rule.shardKey!);
     const route = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings);
     if (route.kind === 'nowhere') {
       // Nothing can match, but `SELECT COUNT(*) …` still answers one row (0, NULLs): any shard gives it.
@@ -185,6 +187,8 @@ export class ShardingEngine {
       dropLimit: plan.kind === 'select' && !plan.pushLimit,
       cutHaving: plan.kind === 'select' && plan.cutHaving,
       derivedColumns: plan.kind === 'select' ? plan.derivedColumns : [],
+      extraGroupBy: plan.kind === 'select' ? plan.extraGroupBy : [],
+      itemAliases: plan.kind === 'select' ? plan.itemAliases : [],
     };
     return route.units.map((unit) => rewriteUnit(unit, ctx));
   }
@@ -238,16 +242,4 @@ export class ShardingEngine {
 
 async function* arrayStream(rows: readonly Row[]): AsyncIterable<Row> {
   yield* rows;
-}
-
-/** The plan's merge with this statement's OFFSET/LIMIT values filled in. */
-function mergeWithLimit(plan: SelectPlan, p: ParameterizedSql): MergeSpec {
-  let spec: MergeSpec = plan.merge ?? { kind: 'concat' };
-  const having = plan.having;
-  if (having) spec = { ...spec, having: { predicate: (row) => having(row, p.slots), label: 'HAVING' } };
-  if (!plan.limit) return spec;
-  const count = Number(p.slots[plan.limit.countSlot]!.value);
-  const offset = plan.limit.offsetSlot === undefined ? 0 : Number(p.slots[plan.limit.offsetSlot]!.value);
-  // SQLite's `LIMIT -1` is "no limit".
-  return { ...spec, limit: count < 0 ? { offset } : { offset, count } };
 }

@@ -5,11 +5,20 @@ import { divideDecimal, formatDecimal, parseScaledDecimal } from './decimal.js';
 import { ExactSum } from './exact-sum.js';
 import { invalidMergeSpec, MergeValueError, showValue } from './merge-error.js';
 import type { Row } from './row.js';
+import { HOLISTIC_ACCUMULATORS } from './holistic-accumulators.js';
+import { STATISTIC_ACCUMULATORS } from './statistic-accumulators.js';
 
 /** Running state of one aggregate over the rows of one group. */
-interface Accumulator {
+export interface Accumulator {
   add(row: Row): void;
-  result(): unknown;
+  /**
+   * The merged result. `partial` is the value the first input row of the group held in the
+   * aggregate's own column: the shards' partial result, whose JavaScript form (number or
+   * decimal text) is the driver's for this column.
+   */
+  result(partial: unknown): unknown;
+  /** Extra columns the aggregate writes besides its alias (MIN/MAX's weight). */
+  extra?(out: Row): void;
 }
 
 /**
@@ -45,20 +54,24 @@ export function createAggregateState(specs: readonly AggregateSpec[]): Aggregate
         }
       }
       specs.forEach((spec, i) => {
-        out[spec.alias] = (accumulators[i] as Accumulator).result();
+        const accumulator = accumulators[i] as Accumulator;
+        out[spec.alias] = accumulator.result(template?.[spec.alias]);
+        accumulator.extra?.(out);
       });
       return out;
     },
   };
 }
 
-function read(row: Row, column: string): unknown {
+/** A column of an input row; a missing column is a plan bug, not a NULL. */
+export function read(row: Row, column: string): unknown {
   const value = row[column];
   if (value === undefined && !(column in row)) throw invalidMergeSpec(`aggregate column ${JSON.stringify(column)} is not in the row`);
   return value;
 }
 
-type AccumulatorFactories = { readonly [F in AggregateFunction]: (spec: AggregateSpecOf<F>) => Accumulator };
+/** One accumulator factory per aggregate function. */
+export type AccumulatorFactories<F extends AggregateFunction = AggregateFunction> = { readonly [G in F]: (spec: AggregateSpecOf<G>) => Accumulator };
 
 const FACTORIES: AccumulatorFactories = {
   COUNT: (spec) => {
@@ -69,8 +82,8 @@ const FACTORIES: AccumulatorFactories = {
     const sum = new ExactSum();
     return { add: (row) => sum.add(read(row, spec.alias)), result: () => sum.total() };
   },
-  MIN: (spec) => extreme(spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), -1),
-  MAX: (spec) => extreme(spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), 1),
+  MIN: (spec) => extreme(spec.alias, spec.weightAlias, createValueComparator(spec.weightAlias ? 'binary' : (spec.type ?? 'auto'), spec.collation), -1),
+  MAX: (spec) => extreme(spec.alias, spec.weightAlias, createValueComparator(spec.weightAlias ? 'binary' : (spec.type ?? 'auto'), spec.collation), 1),
   AVG: (spec) => {
     const sum = new ExactSum();
     const count = new ExactSum();
@@ -92,26 +105,35 @@ const FACTORIES: AccumulatorFactories = {
       result: () => seen.size,
     };
   },
+  ...HOLISTIC_ACCUMULATORS,
+  ...STATISTIC_ACCUMULATORS,
 };
 
 function createAccumulator(spec: AggregateSpec): Accumulator {
   return (FACTORIES[spec.fn] as (spec: AggregateSpec) => Accumulator)(spec);
 }
 
-function extreme(column: string, compare: (a: unknown, b: unknown) => number, wanted: 1 | -1): Accumulator {
+/** MIN / MAX: compared by the value, or by a weight column when the plan gives one (the weight is kept with the value). */
+function extreme(column: string, weightColumn: string | undefined, compare: (a: unknown, b: unknown) => number, wanted: 1 | -1): Accumulator {
   let best: unknown = null;
+  let bestWeight: unknown = null;
   let found = false;
   return {
     add: (row) => {
       const value = read(row, column);
       if (isSqlNull(value)) return;
+      const weight = weightColumn === undefined ? value : read(row, weightColumn);
       // Ties keep the first value seen, so the result does not depend on later inputs.
-      if (!found || compare(value, best) * wanted > 0) {
+      if (!found || compare(weight, bestWeight) * wanted > 0) {
         best = value;
+        bestWeight = weight;
         found = true;
       }
     },
     result: () => best,
+    extra: weightColumn === undefined ? undefined : (out) => {
+      out[weightColumn] = found ? bestWeight : null;
+    },
   };
 }
 

@@ -2,7 +2,20 @@ import type { Collation } from './collation.js';
 import type { SortKeyType } from './compare-values.js';
 
 /** Aggregate functions whose per-shard partial results the merge can combine. */
-export type AggregateFunction = 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG' | 'COUNT_DISTINCT';
+export type AggregateFunction =
+  | 'COUNT'
+  | 'SUM'
+  | 'MIN'
+  | 'MAX'
+  | 'AVG'
+  | 'COUNT_DISTINCT'
+  | 'SUM_DISTINCT'
+  | 'AVG_DISTINCT'
+  | 'BIT_AND'
+  | 'BIT_OR'
+  | 'BIT_XOR'
+  | 'VARIANCE'
+  | 'GROUP_CONCAT';
 
 /**
  * `COUNT(...)` or `SUM(...)` selected as `alias`: each input row holds a partial count or
@@ -24,6 +37,12 @@ export interface MinOrMaxAggregate {
   readonly type?: SortKeyType;
   /** @default 'binary' */
   readonly collation?: Collation;
+  /**
+   * A column holding the server's sort weight of each partial (`WEIGHT_STRING(MIN(x))` on
+   * MySQL): partials are compared by it, byte-wise, and the winner's weight is written back
+   * to it, so that the merged value can be ordered by the same weights later.
+   */
+  readonly weightAlias?: string;
 }
 
 /**
@@ -60,8 +79,79 @@ export interface CountDistinctAggregate {
   readonly collation?: Collation;
 }
 
+/**
+ * `SUM(DISTINCT x)` / `AVG(DISTINCT x)`: like {@link CountDistinctAggregate}, the shards send
+ * the values (`x AS valuesAlias`, `x` appended to the GROUP BY); the merge adds each
+ * distinct non-NULL value once, exactly. The result takes the representation of the
+ * shards' own partial result in `alias` (mysql2's DECIMAL text, SQLite's number).
+ */
+export interface DistinctSumAggregate {
+  readonly alias: string;
+  readonly fn: 'SUM_DISTINCT' | 'AVG_DISTINCT';
+  readonly valuesAlias: string;
+  /** Column whose values decide sameness (a `WEIGHT_STRING` of the value); @default valuesAlias */
+  readonly distinctAlias?: string;
+  /** MySQL's `div_precision_increment`, for AVG of exact values. @default 4 */
+  readonly scaleIncrement?: number;
+}
+
+/**
+ * `BIT_AND(x)`, `BIT_OR(x)`, `BIT_XOR(x)` (MySQL): partial results combine with the same
+ * operation over unsigned 64-bit integers. Over no rows BIT_AND is 2^64 − 1, the others 0.
+ */
+export interface BitAggregate {
+  readonly alias: string;
+  readonly fn: 'BIT_AND' | 'BIT_OR' | 'BIT_XOR';
+}
+
+/**
+ * `VARIANCE` / `VAR_POP` / `VAR_SAMP` / `STD` / `STDDEV` / `STDDEV_POP` / `STDDEV_SAMP`: the
+ * shards send `COUNT(x)`, `SUM(x)` and `SUM(x * x)`; the merge computes the variance from the
+ * exact totals and rounds once to a double (the server itself accumulates in doubles, so the
+ * last digits may differ from one database's answer).
+ */
+export interface VarianceAggregate {
+  readonly alias: string;
+  readonly fn: 'VARIANCE';
+  readonly sample: boolean;
+  readonly sqrt: boolean;
+  readonly countAlias: string;
+  readonly sumAlias: string;
+  readonly sumSquaresAlias: string;
+}
+
+/**
+ * `GROUP_CONCAT([DISTINCT] x [ORDER BY …] [SEPARATOR s])` (MySQL): the shards send the values
+ * (`x AS valuesAlias`, the ORDER BY keys as `orderBy` columns, `COUNT(*) AS countAlias` for
+ * repeated values; all appended to the GROUP BY); the merge orders them, repeats each
+ * `count` times (once under DISTINCT), joins them and cuts the result at `maxLength` bytes
+ * as the server's `group_concat_max_len` does.
+ */
+export interface GroupConcatAggregate {
+  readonly alias: string;
+  readonly fn: 'GROUP_CONCAT';
+  readonly valuesAlias: string;
+  /** Column whose values decide sameness under DISTINCT; @default valuesAlias */
+  readonly distinctAlias?: string;
+  readonly distinct: boolean;
+  readonly orderBy: readonly { readonly column: string; readonly direction: 'ASC' | 'DESC'; readonly type: SortKeyType }[];
+  /** Multiplicity of each (value, order keys) row; absent under DISTINCT. */
+  readonly countAlias?: string;
+  readonly separator: string;
+  /** @default 1048576 (MariaDB's default `group_concat_max_len`) */
+  readonly maxLength?: number;
+}
+
 /** One aggregate of the select list, as the merge combines it. */
-export type AggregateSpec = CountOrSumAggregate | MinOrMaxAggregate | AvgAggregate | CountDistinctAggregate;
+export type AggregateSpec =
+  | CountOrSumAggregate
+  | MinOrMaxAggregate
+  | AvgAggregate
+  | CountDistinctAggregate
+  | DistinctSumAggregate
+  | BitAggregate
+  | VarianceAggregate
+  | GroupConcatAggregate;
 
 /** The spec variant of one aggregate function. */
 export type AggregateSpecOf<F extends AggregateFunction> = AggregateSpec extends infer S
@@ -84,10 +174,20 @@ export function derivedColumnsOf(spec: AggregateSpec): readonly string[] {
       return [spec.sumAlias, spec.countAlias];
     case 'COUNT_DISTINCT':
       return [spec.valuesAlias];
+    case 'SUM_DISTINCT':
+    case 'AVG_DISTINCT':
+      return [spec.valuesAlias, ...(spec.distinctAlias ? [spec.distinctAlias] : [])];
+    case 'VARIANCE':
+      return [spec.countAlias, spec.sumAlias, spec.sumSquaresAlias];
+    case 'GROUP_CONCAT':
+      return [spec.valuesAlias, ...(spec.distinctAlias ? [spec.distinctAlias] : []), ...spec.orderBy.map((o) => o.column), ...(spec.countAlias ? [spec.countAlias] : [])];
     case 'COUNT':
     case 'SUM':
     case 'MIN':
     case 'MAX':
+    case 'BIT_AND':
+    case 'BIT_OR':
+    case 'BIT_XOR':
       return [];
   }
 }

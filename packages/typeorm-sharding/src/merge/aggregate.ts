@@ -22,22 +22,23 @@ export interface ScalarAggregateOperator extends MergeOperator {
  * for an aggregate query without GROUP BY even over no rows (COUNT 0, the others NULL).
  * Non-aggregate columns take the first row's values.
  */
-export function createScalarAggregate(input: AsyncIterable<Row>, aggregates: readonly AggregateSpec[]): ScalarAggregateOperator {
+export function createScalarAggregate(input: AsyncIterable<Row>, aggregates: readonly AggregateSpec[], columns: readonly string[] = []): ScalarAggregateOperator {
   return Object.freeze({
     kind: 'scalar-aggregate',
     inputs: [input],
     aggregates,
     describe: () => `ScalarAggregate(${aggregates.map(describeAggregate).join(', ')})`,
-    [Symbol.asyncIterator]: () => aggregateAll(input, aggregates),
+    [Symbol.asyncIterator]: () => aggregateAll(input, aggregates, columns),
   } as const);
 }
 
-async function* aggregateAll(input: AsyncIterable<Row>, aggregates: readonly AggregateSpec[]): AsyncGenerator<Row> {
+async function* aggregateAll(input: AsyncIterable<Row>, aggregates: readonly AggregateSpec[], columns: readonly string[]): AsyncGenerator<Row> {
   const state = createAggregateState(aggregates);
   let first: Row | undefined;
   for await (const row of input) {
     first ??= row;
     state.add(row);
   }
-  yield state.finish(first);
+  // No row at all: SQL still answers one, with NULL in every column that is not an aggregate.
+  yield state.finish(first ?? (columns.length > 0 ? Object.fromEntries(columns.map((c) => [c, null])) : undefined));
 }

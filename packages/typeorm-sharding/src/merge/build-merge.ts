@@ -1,5 +1,6 @@
 import { createScalarAggregate } from './aggregate.js';
 import type { GroupKey } from './canonical-key.js';
+import { createCompute } from './compute.js';
 import { createConcat } from './concat.js';
 import { createDistinct } from './distinct.js';
 import { explainTree } from './explain.js';
@@ -52,7 +53,7 @@ function buildOperators(spec: MergeSpec, inputs: readonly AsyncIterable<Row>[]):
     op = orderBy === undefined ? createConcat(inputs) : createMergeSort(inputs, orderBy);
     sorted = true;
   } else if (groupBy.length === 0) {
-    op = createScalarAggregate(createConcat(inputs), aggregates);
+    op = createScalarAggregate(createConcat(inputs), aggregates, spec.columns);
     sorted = true;
   } else if (orderBy !== undefined && groupsStreamFrom(groupBy, orderBy)) {
     op = createStreamGroupBy(createMergeSort(inputs, orderBy), orderBy.slice(0, groupBy.length), aggregates);
@@ -62,11 +63,16 @@ function buildOperators(spec: MergeSpec, inputs: readonly AsyncIterable<Row>[]):
     sorted = false;
   }
 
+  if (spec.compute !== undefined && spec.compute.length > 0) {
+    op = createCompute(op, spec.compute);
+    // Computed ORDER BY keys are only known now.
+    if (orderBy !== undefined && spec.compute.some((c) => orderBy.some((k) => k.column === c.column))) sorted = false;
+  }
   if (spec.having !== undefined) op = createFilter(op, spec.having.predicate, spec.having.label);
   if (spec.distinct !== undefined) op = createDistinct(op, spec.distinct.columns);
   if (orderBy !== undefined && !sorted) op = createMemorySort(op, orderBy);
   if (spec.limit !== undefined) op = createLimit(op, spec.limit.offset, spec.limit.count);
-  if (spec.strip !== undefined && spec.strip.length > 0) op = createStripColumns(op, spec.strip);
+  if ((spec.strip !== undefined && spec.strip.length > 0) || (spec.rename !== undefined && spec.rename.length > 0)) op = createStripColumns(op, spec.strip ?? [], spec.rename);
   return op;
 }
 

@@ -25,9 +25,13 @@ export {
   type AggregateSpec,
   type AggregateSpecOf,
   type AvgAggregate,
+  type BitAggregate,
   type CountDistinctAggregate,
   type CountOrSumAggregate,
+  type DistinctSumAggregate,
+  type GroupConcatAggregate,
   type MinOrMaxAggregate,
+  type VarianceAggregate,
 } from './aggregate-spec.js';
 export { createAggregateState, type AggregateState } from './accumulators.js';
 export { ExactSum } from './exact-sum.js';
@@ -37,7 +41,8 @@ export { createDistinct, type DistinctOperator } from './distinct.js';
 export { createFilter, type FilterOperator } from './filter.js';
 export { createStripColumns, type StripColumnsOperator } from './strip-columns.js';
 export { createMemorySort, type MemorySortOperator } from './memory-sort.js';
-export type { ConcatMergeSpec, DistinctSpec, HavingSpec, LimitSpec, MergeSpec, MergeSpecClauses, OrderedMergeSpec } from './merge-spec.js';
+export type { ComputeSpec, ConcatMergeSpec, DistinctSpec, HavingSpec, LimitSpec, MergeSpec, MergeSpecClauses, OrderedMergeSpec } from './merge-spec.js';
+export { createCompute, type ComputeOperator } from './compute.js';
 export { buildMerge, type MergePipeline } from './build-merge.js';
 export { explainTree } from './explain.js';
 export { collectRows } from './collect-rows.js';

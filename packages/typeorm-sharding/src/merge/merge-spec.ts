@@ -28,6 +28,19 @@ export interface DistinctSpec {
   readonly columns?: readonly GroupKey[];
 }
 
+/** A select item (or hidden ORDER BY key) the merge computes from a merged row: `SUM(a) / COUNT(*)`. */
+export interface ComputeSpec {
+  readonly column: string;
+  /**
+   * The value of the column for a merged row. `hint` is a value the shards returned for the
+   * column (they computed the expression on their part of the data): the driver's
+   * representation of its type, which the result keeps.
+   */
+  readonly evaluate: (row: Row, hint: unknown) => unknown;
+  /** For EXPLAIN. */
+  readonly label: string;
+}
+
 /** What every merge may add after combining the inputs, in SQL's order of evaluation. */
 export interface MergeSpecClauses {
   /**
@@ -40,6 +53,13 @@ export interface MergeSpecClauses {
    * aggregate: exactly one row comes out, even when every input is empty.
    */
   readonly aggregates?: readonly AggregateSpec[];
+  /**
+   * The result columns of a global aggregate, in order: when no input row arrives, the one
+   * row made holds them (NULL where no aggregate writes).
+   */
+  readonly columns?: readonly string[];
+  /** Computed after grouping, before HAVING (which may read them). */
+  readonly compute?: readonly ComputeSpec[];
   /** Applied after grouping. */
   readonly having?: HavingSpec;
   /** Applied after HAVING, before ORDER BY. */
@@ -48,6 +68,8 @@ export interface MergeSpecClauses {
   readonly limit?: LimitSpec;
   /** Derived columns to remove last, e.g. `['__sk0', '__having_0']`. */
   readonly strip?: readonly string[];
+  /** Columns to rename last (unaliased items the shards were asked to alias), keeping the column order. */
+  readonly rename?: readonly { readonly from: string; readonly to: string }[];
 }
 
 /** Inputs in no particular order (no ORDER BY): they are read one after another. */

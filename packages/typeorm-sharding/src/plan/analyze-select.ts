@@ -1,18 +1,17 @@
 import { UnsupportedShardingError } from '../errors/index.js';
 import type { ShardingRules } from '../rules/index.js';
-import { columnRefOf, fromItemsOf, type AstNode } from './ast.js';
-import { bindShardedTables, safeSelectsOf } from './binding.js';
-import { innerSelectProblem, limitOf } from './select-clauses.js';
-import { shapeOf } from './shape-of.js';
-import { keyConditionOf } from './key-condition.js';
-import { mergeSpecOf } from './merge-spec-of.js';
-import type { Plan } from './plan.js';
-import { tableRefsOf } from './table-refs.js';
 import type { SqlDialect } from '../parameterize/index.js';
-
+import { bindShardedTables, safeSelectsOf } from './binding.js';
+import { keyConditionOf } from './key-condition.js';
+import type { Plan } from './plan.js';
+import { innerSelectProblem, limitOf } from './select-clauses.js';
+import { planSelectMerge } from './select-merge.js';
+import type { SelectNode, SqlNode } from './sql-node.js';
+import { aggregatesOf } from './sql-tree.js';
+import { tableRefsOf } from './table-refs.js';
 
 /** Plans a SELECT whose text names at least one sharded or broadcast table. */
-export function analyzeSelect(ast: AstNode, rules: ShardingRules, dialect: SqlDialect, sql: string): Plan {
+export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: SqlDialect, sql: string): Plan {
   const refs = tableRefsOf(ast, rules);
   const sharded = refs.filter((r) => r.rule?.distribution === 'sharded');
   if (sharded.length === 0) return { kind: 'default-shard', reason: 'no sharded table' };
@@ -35,35 +34,39 @@ export function analyzeSelect(ast: AstNode, rules: ShardingRules, dialect: SqlDi
   const keyAliases = bindShardedTables(ast, sharded, sql);
 
   const home = primary.home;
-  const homeTables = fromItemsOf(home);
-  const isKey = (node: AstNode): boolean => {
-    const ref = columnRefOf(node);
-    if (!ref) return false;
-    if (ref.table === undefined) {
+  const homeTables = home.from;
+  const isKey = (node: SqlNode): boolean => {
+    if (node.kind !== 'column') return false;
+    if (node.table === undefined) {
       const only = homeTables.length === 1 ? sharded.find((s) => s.home === home) : undefined;
-      return only !== undefined && ref.column.toLowerCase() === only.rule!.shardKey!.columnName.toLowerCase();
+      return only !== undefined && node.column.toLowerCase() === only.rule!.shardKey!.columnName.toLowerCase();
     }
-    const key = keyAliases.get(ref.table);
-    return key !== undefined && key.toLowerCase() === ref.column.toLowerCase();
+    const key = keyAliases.get(node.table);
+    return key !== undefined && key.toLowerCase() === node.column.toLowerCase();
   };
   const prunableLists: number[] = [];
   const condition = keyConditionOf(home.where, isKey, prunableLists);
 
-  const { shape, derivedColumns, unmergeable } = shapeOf(ast, rules, dialect, keyAliases);
+  const merge = planSelectMerge({ select: ast, rules, dialect, keyAliases });
   const innerProblem = innerSelectProblem(ast);
+  const unmergeable = merge.unmergeable ?? innerProblem;
   return {
     kind: 'select',
     table: primary.name,
     condition,
     prunableLists,
     limit: limitOf(ast),
-    pushLimit: !((shape.groupBy.length > 0 || shape.distinct || shape.having) && !shape.groupsAreShardLocal),
-    merge: unmergeable || innerProblem ? undefined : mergeSpecOf(shape, derivedColumns),
-    having: shape.having,
-    cutHaving: shape.having !== undefined,
-    derivedColumns,
+    pushLimit: merge.pushLimit,
+    merge: unmergeable ? undefined : merge.merge,
+    having: merge.having,
+    computed: merge.computed,
+    cutHaving: merge.cutHaving,
+    derivedColumns: merge.derivedColumns,
+    extraGroupBy: merge.extraGroupBy,
+    itemAliases: merge.itemAliases,
+    exactIntegers: merge.exactIntegers,
     tableReferences: refs.length,
-    globalAggregate: !ast.groupby?.columns?.length && (Array.isArray(ast.columns) ? ast.columns : []).some((c: AstNode) => c?.expr?.type === 'aggr_func'),
-    unmergeable: unmergeable ?? innerProblem,
+    globalAggregate: ast.groupBy.length === 0 && ast.items.some((i) => aggregatesOf(i.expr).length > 0),
+    unmergeable,
   };
 }

@@ -2,7 +2,7 @@ import { UnsupportedShardingError } from '../errors/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { TransactionControl } from '../session/shard-session.js';
-import { parseStatement, type AstNode } from './ast.js';
+import { parseStatement, type ParserSyntaxError } from './from-parser.js';
 import { analyzeInsert } from './analyze-insert.js';
 import { analyzeSelect } from './analyze-select.js';
 import { analyzeWrite } from './analyze-write.js';
@@ -29,20 +29,20 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
   if (verb === 'PRAGMA') return { kind: 'all-shards', reason: 'PRAGMA applies per database' };
 
   if (verb === 'SELECT' || verb === 'WITH' || verb === 'UPDATE' || verb === 'DELETE') {
-    let ast: AstNode;
+    let ast;
     try {
       ast = parseStatement(p.parserSql);
     } catch (cause) {
       throw new UnsupportedShardingError(
-        `Cannot analyse a statement on sharded/broadcast tables (${quotedIdentifiersOf(p.parserSql).filter((n) => rules.distributionOf(n) !== 'unsharded').join(', ')}): ${(cause as Error).message}`,
+        `Cannot analyse a statement on sharded/broadcast tables (${quotedIdentifiersOf(p.parserSql).filter((n) => rules.distributionOf(n) !== 'unsharded').join(', ')}): ${(cause as ParserSyntaxError).message}`,
         { sql: p.sql, cause },
       );
     }
-    if (ast.type === 'select') {
-      if (ast._next) throw new UnsupportedShardingError('UNION over sharded tables is not supported yet.', { sql: p.sql });
+    if (ast?.kind === 'select') {
+      if (ast.compound) throw new UnsupportedShardingError('UNION over sharded tables is not supported yet.', { sql: p.sql });
       return analyzeSelect(ast, rules, dialect, p.sql);
     }
-    if (ast.type === 'update' || ast.type === 'delete') return analyzeWrite(ast, rules, p.sql);
+    if (ast?.kind === 'update' || ast?.kind === 'delete') return analyzeWrite(ast, rules, p.sql);
   }
   throw new UnsupportedShardingError(`Statements starting with ${verb || 'this text'} are not supported on sharded or broadcast tables.`, { sql: p.sql });
 }

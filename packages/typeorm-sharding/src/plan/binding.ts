@@ -1,28 +1,29 @@
 import { UnsupportedShardingError } from '../errors/index.js';
-import { columnRefOf, fromItemsOf, selectsOf, textOf, type AstNode } from './ast.js';
+import type { SelectNode, SqlNode } from './sql-node.js';
+import { allSelectsOf, conjunctsOf, derivedQueriesOf } from './sql-tree.js';
 import type { TableRef } from './table-refs.js';
 
 /**
  * Every sharded table must be joined to the first one on equal shard keys (a binding join:
  * matching rows are then on the same shard). Returns alias → key column of the bound tables.
  */
-export function bindShardedTables(ast: AstNode, sharded: readonly TableRef[], sql: string): Map<string, string> {
+export function bindShardedTables(ast: SelectNode, sharded: readonly TableRef[], sql: string): Map<string, string> {
   const keyOf = new Map<string, string>(sharded.map((s) => [s.alias, s.rule!.shardKey!.columnName]));
   const algorithmOf = (s: TableRef) => `${s.rule!.shardKey!.algorithm.name}/${s.rule!.shardKey!.kind}`;
   const bound = new Set<string>([sharded[0]!.alias]);
   if (sharded.length === 1) return keyOf;
   // Only equalities every result row satisfies count: conjuncts of ON and WHERE, not terms under OR/NOT.
   const equalities: [string, string][] = [];
-  const consider = (n: AstNode): void => {
-    if (n.type !== 'binary_expr' || n.operator !== '=') return;
-    const l = columnRefOf(n.left);
-    const r = columnRefOf(n.right);
-    if (l?.table && r?.table && keyOf.get(l.table)?.toLowerCase() === l.column.toLowerCase() && keyOf.get(r.table)?.toLowerCase() === r.column.toLowerCase()) {
-      equalities.push([l.table, r.table]);
-    }
+  const isKeyOf = (n: SqlNode): string | undefined =>
+    n.kind === 'column' && n.table !== undefined && keyOf.get(n.table)?.toLowerCase() === n.column.toLowerCase() ? n.table : undefined;
+  const consider = (n: SqlNode): void => {
+    if (n.kind !== 'binary' || n.op !== '=') return;
+    const l = isKeyOf(n.left);
+    const r = isKeyOf(n.right);
+    if (l !== undefined && r !== undefined) equalities.push([l, r]);
   };
-  for (const select of selectsOf(ast)) {
-    for (const item of fromItemsOf(select)) conjunctsOf(item.on).forEach(consider);
+  for (const select of allSelectsOf(ast)) {
+    for (const item of select.from) if (item.kind !== 'opaque-source') conjunctsOf(item.on).forEach(consider);
     conjunctsOf(select.where).forEach(consider);
   }
   for (let changed = true; changed; ) {
@@ -52,30 +53,19 @@ export function bindShardedTables(ast: AstNode, sharded: readonly TableRef[], sq
   return keyOf;
 }
 
-/** The terms of a condition joined by AND at its top (a term under OR or NOT is not one). */
-function conjunctsOf(node: AstNode | null | undefined): AstNode[] {
-  if (!node) return [];
-  if (node.type === 'binary_expr' && String(node.operator).toUpperCase() === 'AND') return [...conjunctsOf(node.left), ...conjunctsOf(node.right)];
-  return [node];
-}
-
 /**
  * The selects whose rows can be computed shard by shard: the statement itself, its FROM
  * subqueries, and `EXISTS (…)` terms under AND (true on one shard = true overall). A sharded
  * table anywhere else — `NOT EXISTS`, `x IN (SELECT …)`, a scalar subquery — would need every
  * shard's rows at once.
  */
-export function safeSelectsOf(root: AstNode): Set<AstNode> {
-  const safe = new Set<AstNode>();
-  const visit = (select: AstNode): void => {
+export function safeSelectsOf(root: SelectNode): Set<SelectNode> {
+  const safe = new Set<SelectNode>();
+  const visit = (select: SelectNode): void => {
     safe.add(select);
-    for (const item of fromItemsOf(select)) if (item.expr?.ast?.type === 'select') visit(item.expr.ast);
+    derivedQueriesOf(select.from).forEach(visit);
     for (const term of conjunctsOf(select.where)) {
-      const name = textOf(term.name?.name?.[0]) ?? textOf(term.name);
-      if (term.type === 'function' && String(name).toUpperCase() === 'EXISTS') {
-        const sub = term.args?.value?.[0]?.ast;
-        if (sub?.type === 'select') visit(sub);
-      }
+      if (term.kind === 'function' && term.name === 'EXISTS' && term.args[0]?.kind === 'subquery') visit(term.args[0].query);
     }
   };
   visit(root);

@@ -1,8 +1,8 @@
-import { inListOf, slotOf, type AstNode } from './ast.js';
 import type { KeyCondition } from './plan.js';
+import type { SqlNode } from './sql-node.js';
 
 /** Decides whether a column reference is the shard key of the routing table (or of a table bound to it). */
-export type IsKeyColumn = (node: AstNode) => boolean;
+export type IsKeyColumn = (node: SqlNode) => boolean;
 
 const ANY: KeyCondition = { kind: 'any' };
 
@@ -11,14 +11,13 @@ const ANY: KeyCondition = { kind: 'any' };
  * becomes `any` (every shard): that is always safe, only slower. `prunable` collects the
  * IN lists that sit under ANDs only.
  */
-export function keyConditionOf(where: AstNode | null | undefined, isKey: IsKeyColumn, prunable: number[]): KeyCondition {
+export function keyConditionOf(where: SqlNode | undefined, isKey: IsKeyColumn, prunable: number[]): KeyCondition {
   return where ? visit(where, isKey, prunable, true) : ANY;
 }
 
-function visit(node: AstNode, isKey: IsKeyColumn, prunable: number[], andOnly: boolean): KeyCondition {
-  if (node.type !== 'binary_expr') return ANY;
-  const op = String(node.operator).toUpperCase();
-  switch (op) {
+function visit(node: SqlNode, isKey: IsKeyColumn, prunable: number[], andOnly: boolean): KeyCondition {
+  if (node.kind !== 'binary') return ANY;
+  switch (node.op) {
     case 'AND': {
       const terms = [visit(node.left, isKey, prunable, andOnly), visit(node.right, isKey, prunable, andOnly)];
       const useful = terms.filter((t) => t.kind !== 'any');
@@ -32,25 +31,22 @@ function visit(node: AstNode, isKey: IsKeyColumn, prunable: number[], andOnly: b
       return { kind: 'or', terms };
     }
     case '=': {
-      const l = slotOf(node.left);
-      const r = slotOf(node.right);
-      if (l !== undefined && r !== undefined) return { kind: 'const-equal', left: l, right: r };
-      if (isKey(node.left) && r !== undefined) return { kind: 'values', refs: [{ kind: 'slot', slot: r }] };
-      if (isKey(node.right) && l !== undefined) return { kind: 'values', refs: [{ kind: 'slot', slot: l }] };
+      const { left, right } = node;
+      if (left.kind === 'slot' && right.kind === 'slot') return { kind: 'const-equal', left: left.slot, right: right.slot };
+      if (isKey(left) && right.kind === 'slot') return { kind: 'values', refs: [{ kind: 'slot', slot: right.slot }] };
+      if (isKey(right) && left.kind === 'slot') return { kind: 'values', refs: [{ kind: 'slot', slot: left.slot }] };
       return ANY;
     }
     case 'IN': {
       if (!isKey(node.left)) return ANY;
-      const list = inListOf(node.right);
-      if (list !== undefined) {
-        if (andOnly) prunable.push(list);
-        return { kind: 'values', refs: [{ kind: 'in-list', list }] };
+      const right = node.right;
+      if (right.kind === 'in-list') {
+        if (andOnly) prunable.push(right.list);
+        return { kind: 'values', refs: [{ kind: 'in-list', list: right.list }] };
       }
       // `key IN (:p0, :p1)` written with expressions that are not plain values stays unrestricted.
-      const items: AstNode[] = node.right?.type === 'expr_list' && Array.isArray(node.right.value) ? node.right.value : [];
-      const slots = items.map((i) => slotOf(i));
-      if (slots.length > 0 && slots.every((s) => s !== undefined)) {
-        return { kind: 'values', refs: slots.map((slot) => ({ kind: 'slot', slot: slot! })) };
+      if (right.kind === 'list' && right.items.length > 0 && right.items.every((i) => i.kind === 'slot')) {
+        return { kind: 'values', refs: right.items.map((i) => ({ kind: 'slot', slot: (i as { slot: number }).slot })) };
       }
       return ANY;
     }

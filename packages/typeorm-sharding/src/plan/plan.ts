@@ -5,7 +5,9 @@
  */
 import type { TransactionControl } from '../session/shard-session.js';
 import type { MergeSpec } from '../merge/index.js';
-import type { CompiledHaving } from './having.js';
+import type { CompiledExpression } from '../merge/evaluate/compile.js';
+import type { PrintedSql } from './print-sql.js';
+import type { PlannedComputation } from './select-merge.js';
 
 /** Where a table's rows live. */
 export type TableDistribution = 'sharded' | 'broadcast' | 'unsharded';
@@ -35,11 +37,16 @@ export interface LimitPlan {
   readonly offsetSlot: number | undefined;
 }
 
-/** A column added to the select list so the merge can sort by it; stripped from results. */
+/** A column added to the select list so the merge can sort, group or aggregate by it; stripped from results. */
 export interface DerivedColumn {
-  /** Expression text (identifiers in backticks as in parserSql, to be re-quoted by dialect). */
+  /**
+   * Expression text (identifiers in backticks as in parserSql, to be re-quoted by dialect);
+   * value slots are written with `slotMarker(n)` and replaced by each statement's own text.
+   */
   readonly expression: string;
   readonly alias: string;
+  /** The value slots the expression holds, in text order. */
+  readonly slots: readonly number[];
 }
 
 /** A SELECT (or a statement whose result rows come back like one). */
@@ -60,10 +67,18 @@ export interface SelectPlan {
    * its groups and the LIMIT is applied only after the merge.
    */
   readonly pushLimit: boolean;
-  /** How rows from several statements become one result; undefined = plain concatenation is exact. */
+  /** How rows from several statements become one result; undefined when they cannot be merged (`unmergeable`). */
   readonly merge: MergeSpec | undefined;
   /** HAVING evaluated after the merge (groups span shards); the shards are then sent the statement without it. */
-  readonly having: CompiledHaving | undefined;
+  readonly having: CompiledExpression | undefined;
+  /** Select items (and hidden ORDER BY keys) the merge evaluates above merged aggregates. */
+  readonly computed: readonly PlannedComputation[];
+  /** Expressions appended to the shards' GROUP BY (values of DISTINCT aggregates, GROUP_CONCAT). */
+  readonly extraGroupBy: readonly PrintedSql[];
+  /** Unaliased select items the shards are asked to name `alias`; renamed back to their text per statement. */
+  readonly itemAliases: readonly { readonly index: number; readonly alias: string }[];
+  /** SQLite: scattered statements read integers as bigint (INTEGER and REAL kept apart). */
+  readonly exactIntegers: boolean;
   /** Remove the outermost HAVING clause from scattered statements (the merge applies it). */
   readonly cutHaving: boolean;
   /**
@@ -96,6 +111,12 @@ export interface WritePlan {
   readonly limited: boolean;
   readonly condition: KeyCondition;
   readonly prunableLists: readonly number[];
+  /**
+   * UPDATE only: the slot of `SET key = ?`. TypeORM's `update({ id }, { ...dto })` repeats the
+   * key; that is allowed when the new value is the one the statement is routed by (checked
+   * per statement), since no row then changes shard.
+   */
+  readonly keyAssignment: number | undefined;
 }
 
 /** Runs unchanged on one shard (unsharded tables, broadcast reads, SHOW, information_schema …). */

@@ -1,5 +1,6 @@
 import type { ShardingRules, TableRule } from '../rules/index.js';
-import { fromItemsOf, selectsOf, type AstNode } from './ast.js';
+import type { SelectNode } from './sql-node.js';
+import { allSelectsOf } from './sql-tree.js';
 
 /** One table named in a FROM clause (any depth), with the select it belongs to. */
 export interface TableRef {
@@ -7,17 +8,17 @@ export interface TableRef {
   /** The name the query uses for it: its alias, else its name. */
   readonly alias: string;
   readonly rule: TableRule | undefined;
-  /** The SELECT whose FROM lists this table (for UPDATE/DELETE: the statement). */
-  readonly home: AstNode;
+  /** The SELECT whose FROM lists this table. */
+  readonly home: SelectNode;
 }
 
 /** Every real table of a statement: FROM items of every select, derived tables and subqueries included. */
-export function tableRefsOf(root: AstNode, rules: ShardingRules): TableRef[] {
+export function tableRefsOf(root: SelectNode, rules: ShardingRules): TableRef[] {
   const refs: TableRef[] = [];
-  for (const select of selectsOf(root)) {
-    for (const item of fromItemsOf(select)) {
-      if (typeof item.table !== 'string' || item.table.toLowerCase() === 'dual') continue;
-      refs.push({ name: item.table, alias: item.as ?? item.table, rule: rules.ruleOf(item.table), home: select });
+  for (const select of allSelectsOf(root)) {
+    for (const item of select.from) {
+      if (item.kind !== 'table' || item.table.toLowerCase() === 'dual') continue;
+      refs.push({ name: item.table, alias: item.alias ?? item.table, rule: rules.ruleOf(item.table), home: select });
     }
   }
   return refs;

@@ -268,6 +268,8 @@ describe('rewriteUnit with hand-made contexts', () => {
     dropLimit: false,
     cutHaving: false,
     derivedColumns: [],
+    extraGroupBy: [],
+    itemAliases: [],
     ...fields,
   });
 
@@ -290,8 +292,8 @@ describe('rewriteUnit with hand-made contexts', () => {
   it('derived columns are re-quoted for SQLite, escaping quotes in names', () => {
     const p = parameterize('SELECT "x"."id" AS "id" FROM "orders" "x" ORDER BY "x"."b" DESC', [], 'sqlite');
     const derivedColumns = [
-      { expression: '`x`.`b`', alias: '__shard_sort_0' },
-      { expression: '`we"ird`.`a``b`', alias: '__shard_sort_1' },
+      { expression: '`x`.`b`', alias: '__shard_sort_0', slots: [] },
+      { expression: '`we"ird`.`a``b`', alias: '__shard_sort_1', slots: [] },
     ];
     expect(rewriteUnit({ shard: 0, lists: new Map() }, context(p, 'sqlite', { derivedColumns })).sql).toBe(
       'SELECT "x"."id" AS "id" , "x"."b" AS "__shard_sort_0", "we""ird"."a`b" AS "__shard_sort_1" FROM "orders" "x" ORDER BY "x"."b" DESC',
@@ -304,7 +306,7 @@ describe('rewriteUnit with hand-made contexts', () => {
 
   it('without scatter neither LIMIT nor derived columns change', () => {
     const p = parameterize('SELECT `x`.`id` AS `id` FROM `orders` `x` ORDER BY `x`.`b` DESC LIMIT 10 OFFSET 30', [], 'mysql');
-    const ctx = context(p, 'mysql', { scatter: false, limit: { countSlot: 0, offsetSlot: 1 }, derivedColumns: [{ expression: '`x`.`b`', alias: '__shard_sort_0' }] });
+    const ctx = context(p, 'mysql', { scatter: false, limit: { countSlot: 0, offsetSlot: 1 }, derivedColumns: [{ expression: '`x`.`b`', alias: '__shard_sort_0', slots: [] }] });
     expect(rewriteUnit({ shard: 2, lists: new Map() }, ctx)).toEqual({ shard: 2, sql: p.sql, parameters: [] });
   });
 });

@@ -1,6 +1,8 @@
 import type { ParameterizedSql, SqlDialect, ValueSlot } from '../parameterize/index.js';
 import { spliceSql } from '../parameterize/index.js';
 import type { DerivedColumn, LimitPlan } from '../plan/plan.js';
+import type { PrintedSql } from '../plan/print-sql.js';
+import { selectItemSpans } from '../plan/select-item-names.js';
 import type { RouteUnit } from '../route/index.js';
 import type { PhysicalStatement } from './physical-statement.js';
 import { topLevelClauses } from './top-level-clauses.js';
@@ -17,6 +19,10 @@ export interface RewriteContext {
   /** Remove the outer HAVING: groups span shards and the merge evaluates it on whole groups. */
   readonly cutHaving: boolean;
   readonly derivedColumns: readonly DerivedColumn[];
+  /** Expressions appended to the GROUP BY (the merge needs the values of DISTINCT aggregates). */
+  readonly extraGroupBy: readonly PrintedSql[];
+  /** Unaliased select items given an alias for the merge (it renames them back). */
+  readonly itemAliases: readonly { readonly index: number; readonly alias: string }[];
 }
 
 interface Edit {
@@ -70,11 +76,29 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
     if (offset) setSlot(offset, '0', edits, replacedParams);
   }
 
-  if (ctx.scatter && (ctx.derivedColumns.length > 0 || ctx.cutHaving)) {
+  const insertions = new Map<number, unknown[]>();
+  if (ctx.scatter && (ctx.derivedColumns.length > 0 || ctx.cutHaving || ctx.extraGroupBy.length > 0 || ctx.itemAliases.length > 0)) {
     const clauses = topLevelClauses(p, ctx.dialect);
+    /** Inserts `text` at `at`, with the values of its `?`s at the matching place of the parameter list. */
+    const insert = (at: number, text: string, values: readonly unknown[]) => {
+      edits.push({ start: at, end: at, text });
+      if (values.length === 0) return;
+      const position = parametersBefore(p, at);
+      insertions.set(position, [...(insertions.get(position) ?? []), ...values]);
+    };
+    for (const { index, alias } of ctx.itemAliases) {
+      const span = selectItemSpans(p, ctx.dialect)[index];
+      if (span) edits.push({ start: span.end, end: span.end, text: ` AS ${quoteFor(`\`${alias}\``, ctx.dialect)}` });
+    }
     if (ctx.derivedColumns.length > 0) {
-      const text = ctx.derivedColumns.map((d) => `, ${quoteFor(d.expression, ctx.dialect)} AS ${quoteFor(`\`${d.alias}\``, ctx.dialect)}`).join('') + ' ';
-      edits.push({ start: clauses.from, end: clauses.from, text });
+      const values: unknown[] = [];
+      const text = ctx.derivedColumns.map((d) => `, ${withSlots(d.expression, ctx, values)} AS ${quoteFor(`\`${d.alias}\``, ctx.dialect)}`).join('') + ' ';
+      insert(clauses.from, text, values);
+    }
+    if (ctx.extraGroupBy.length > 0) {
+      const values: unknown[] = [];
+      const list = ctx.extraGroupBy.map((g) => withSlots(g.text, ctx, values)).join(', ');
+      insert(clauses.groupByEnd, clauses.groupBy ? `, ${list}` : ` GROUP BY ${list}`, values);
     }
     if (ctx.cutHaving && clauses.having >= 0) {
       edits.push({ start: clauses.having, end: clauses.havingEnd, text: '' });
@@ -85,18 +109,24 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
 
   const sql = edits.length === 0 ? p.sql : spliceSql(p.sql, edits);
   let parameters: readonly unknown[] = p.parameters;
-  if (cutLists.length > 0 || dropped.size > 0 || replacedParams.size > 0) {
+  if (cutLists.length > 0 || dropped.size > 0 || replacedParams.size > 0 || insertions.size > 0) {
     const out: unknown[] = [];
-    const copy = (from: number, to: number) => {
-      for (let i = from; i < to; i++) if (!dropped.has(i)) out.push(replacedParams.has(i) ? replacedParams.get(i) : p.parameters[i]);
-    };
-    let next = 0;
-    for (const cut of cutLists.sort((a, b) => a.first - b.first)) {
-      copy(next, cut.first);
-      out.push(...cut.kept);
-      next = cut.last + 1;
+    const cuts = cutLists.sort((a, b) => a.first - b.first);
+    let c = 0;
+    for (let i = 0; ; ) {
+      const inserted = insertions.get(i);
+      if (inserted) out.push(...inserted);
+      if (i >= p.parameters.length) break;
+      const cut = cuts[c];
+      if (cut && cut.first === i) {
+        out.push(...cut.kept);
+        i = cut.last + 1;
+        c++;
+        continue;
+      }
+      if (!dropped.has(i)) out.push(replacedParams.has(i) ? replacedParams.get(i) : p.parameters[i]);
+      i++;
     }
-    copy(next, p.parameters.length);
     parameters = out;
   }
   return { shard: unit.shard, sql, parameters };
@@ -106,6 +136,29 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
 function setSlot(slot: ValueSlot, value: string, edits: Edit[], params: Map<number, unknown>): void {
   if (slot.paramIndex === undefined) edits.push({ start: slot.start, end: slot.end, text: value });
   else params.set(slot.paramIndex, Number.isSafeInteger(Number(value)) ? Number(value) : value);
+}
+
+/**
+ * A planner expression in the dialect's quoting, its value slots written as this statement
+ * writes them: a literal's own text, or a `?` whose value is appended to `values`.
+ */
+function withSlots(expression: string, ctx: RewriteContext, values: unknown[]): string {
+  // The NUL-delimited slot markers of `slotMarker` (a character no SQL text holds).
+  // eslint-disable-next-line no-control-regex
+  return quoteFor(expression, ctx.dialect).replace(/\u0000(\d+)\u0000/g, (_, n: string) => {
+    const slot = ctx.p.slots[Number(n)]!;
+    if (slot.paramIndex === undefined) return ctx.p.sql.slice(slot.start, slot.end);
+    values.push(ctx.p.parameters[slot.paramIndex]);
+    return '?';
+  });
+}
+
+/** How many `?` parameters the statement has before offset `at`. */
+function parametersBefore(p: ParameterizedSql, at: number): number {
+  let n = 0;
+  for (const slot of p.slots) if (slot.paramIndex !== undefined && slot.start < at) n++;
+  for (const list of p.inLists) for (const item of list.items) if (item.paramIndex !== undefined && item.start < at) n++;
+  return n;
 }
 
 /** Planner expressions quote identifiers with backticks; SQLite wants double quotes. */
@@ -129,7 +182,7 @@ function paramRangeOf(items: readonly ValueSlot[]): { first: number; last: numbe
  * (a `find(In(ids))` reaching several shards): two slices, no edit list, no parameter scan.
  */
 function onlyOneListCut(unit: RouteUnit, ctx: RewriteContext): PhysicalStatement | undefined {
-  if (unit.lists.size !== 1 || (ctx.scatter && (ctx.limit || ctx.derivedColumns.length > 0 || ctx.cutHaving))) return undefined;
+  if (unit.lists.size !== 1 || (ctx.scatter && (ctx.limit || ctx.derivedColumns.length > 0 || ctx.cutHaving || ctx.extraGroupBy.length > 0 || ctx.itemAliases.length > 0))) return undefined;
   const { p } = ctx;
   const [listIndex, keep] = unit.lists.entries().next().value as [number, readonly ValueSlot[]];
   const list = p.inLists[listIndex]!;

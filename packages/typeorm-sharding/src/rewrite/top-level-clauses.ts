@@ -2,41 +2,58 @@ import { ShardingInternalError } from '../errors/index.js';
 import { lex, TokenBuffer, TokenKind } from '../parameterize/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 
-/** Offsets of the outermost SELECT's clause keywords (-1 when absent). */
+/** Offsets in the outermost SELECT where the rewrite inserts or cuts (-1 when absent). */
 export interface TopLevelClauses {
   readonly from: number;
   readonly having: number;
-  /** Where the HAVING clause ends: the next top-level ORDER / LIMIT / FOR / end of text. */
+  /** Where the HAVING clause ends: the next top-level clause keyword / end of text. */
   readonly havingEnd: number;
+  /**
+   * Where expressions are appended to the GROUP BY: after its last item when there is one
+   * (`groupBy` true), else where a GROUP BY clause would begin.
+   */
+  readonly groupByEnd: number;
+  readonly groupBy: boolean;
 }
 
 const tokens = new TokenBuffer();
-const WATCHED = new Set(['FROM', 'HAVING', 'ORDER', 'LIMIT', 'FOR', 'WINDOW']);
+/** Clause keywords that can follow WHERE / GROUP BY at the top level, in order. */
+const AFTER_GROUP = new Set(['HAVING', 'WINDOW', 'ORDER', 'LIMIT', 'FOR', 'LOCK', 'UNION', 'INTO']);
 
 /**
- * Finds the outermost SELECT's FROM and HAVING by lexing the statement once more. Only a
- * scattered query that needs derived columns or a HAVING moved to the merge gets here.
+ * Finds the outermost SELECT's FROM, GROUP BY and HAVING by lexing the statement once more.
+ * Only a scattered query that needs derived columns, extra GROUP BY values or a HAVING moved
+ * to the merge gets here.
  */
 export function topLevelClauses(p: ParameterizedSql, dialect: SqlDialect): TopLevelClauses {
   const count = lex(p.sql, dialect, tokens);
   let depth = 0;
   let from = -1;
   let having = -1;
-  let havingEnd = p.sql.length;
+  let havingEnd = -1;
+  let groupBy = false;
+  let groupByEnd = -1;
+  // End of the last token seen: where a clause that follows begins to be written.
+  let lastEnd = 0;
   for (let i = 0; i < count; i++) {
     const kind = tokens.kinds[i];
     if (kind === TokenKind.Open) depth++;
     else if (kind === TokenKind.Close) depth--;
-    else if (depth === 0 && kind === TokenKind.Word) {
-      const word = p.sql.slice(tokens.starts[i], tokens.ends[i]).toUpperCase();
-      if (!WATCHED.has(word)) continue;
+    else if (depth === 0) {
+      const word = kind === TokenKind.Word ? p.sql.slice(tokens.starts[i], tokens.ends[i]).toUpperCase() : '';
       if (word === 'FROM' && from < 0) from = tokens.starts[i]!;
-      else if (word === 'HAVING') having = tokens.starts[i]!;
-      else if (having >= 0 && havingEnd === p.sql.length && word !== 'FROM') havingEnd = tokens.starts[i]!;
-    } else if (depth === 0 && kind === TokenKind.Semicolon && having >= 0 && havingEnd === p.sql.length) {
-      havingEnd = tokens.starts[i]!;
+      else if (word === 'GROUP' && from >= 0) groupBy = true;
+      else if (from >= 0 && (AFTER_GROUP.has(word) || kind === TokenKind.Semicolon)) {
+        if (groupByEnd < 0) groupByEnd = lastEnd;
+        if (having >= 0 && havingEnd < 0) havingEnd = tokens.starts[i]!;
+        if (word === 'HAVING') having = tokens.starts[i]!;
+        if (kind === TokenKind.Semicolon || word === 'UNION' || word === 'INTO') break;
+      }
     }
+    lastEnd = tokens.ends[i]!;
   }
   if (from < 0) throw new ShardingInternalError('no top-level FROM in a SELECT that needs derived columns', { stage: 'rewrite', sql: p.sql });
-  return { from, having, havingEnd };
+  if (groupByEnd < 0) groupByEnd = lastEnd;
+  if (having >= 0 && havingEnd < 0) havingEnd = p.sql.length;
+  return { from, having, havingEnd, groupBy, groupByEnd };
 }

@@ -1,3 +1,4 @@
 export * from './route-types.js';
 export { routeByKey } from './route.js';
 export { shardsOf, type ShardSet } from './evaluate-condition.js';
+export { checkKeyAssignment } from './key-assignment.js';

@@ -13,5 +13,7 @@ export function rewriteContextOf(plan: SelectPlan | WritePlan, p: ParameterizedS
     dropLimit: select !== undefined && !select.pushLimit,
     cutHaving: select?.cutHaving ?? false,
     derivedColumns: select?.derivedColumns ?? [],
+    extraGroupBy: select?.extraGroupBy ?? [],
+    itemAliases: select?.itemAliases ?? [],
   };
 }

@@ -1,0 +1,139 @@
+/**
+ * How one aggregate of a scattered SELECT is computed across shards: which partial
+ * results the shards send (columns added to their select list, values added to their
+ * GROUP BY) and how the merge combines them (`AggregateSpec`).
+ */
+import type { AggregateSpec } from '../merge/index.js';
+import type { SqlDialect } from '../parameterize/index.js';
+import type { ExpressionTyper } from './expression-type.js';
+import type { PrintedSql } from './print-sql.js';
+import { orderingOf } from './sort-key-of.js';
+import type { AggregateNode, SqlNode } from './sql-node.js';
+
+/** What planning an aggregate may ask of the SELECT being planned. */
+export interface AggregateContext {
+  readonly dialect: SqlDialect;
+  readonly typer: ExpressionTyper;
+  /** Prints an expression of the statement (backtick identifiers, slot markers). */
+  print(node: SqlNode): PrintedSql | undefined;
+  /** Adds a column to the shards' select list; returns its alias. */
+  derive(sql: PrintedSql, kind: string): string;
+  /** Appends an expression to the shards' GROUP BY (their rows then hold the values). */
+  groupByValue(sql: PrintedSql): void;
+  /** True when the expression is the shard key (its values never span shards). */
+  isShardKey(node: SqlNode): boolean;
+}
+
+const wrap = (name: string, inner: PrintedSql): PrintedSql => ({ text: `${name}(${inner.text})`, slots: inner.slots });
+
+const SAMPLE = new Set(['VAR_SAMP', 'STDDEV_SAMP']);
+const ROOT = new Set(['STD', 'STDDEV', 'STDDEV_POP', 'STDDEV_SAMP']);
+const VARIANCES = new Set(['VARIANCE', 'VAR_POP', 'VAR_SAMP', ...ROOT]);
+
+/**
+ * The merge spec of `node`, whose merged value goes to result column `alias`. `present`
+ * says whether the shards' select list already has the aggregate under `alias` (a select
+ * item); otherwise it is added when the merge reads it.
+ */
+export function planAggregate(node: AggregateNode, alias: string, present: boolean, ctx: AggregateContext): AggregateSpec | { readonly problem: string } {
+  const name = node.name;
+  if (node.window) return { problem: `${name}() OVER (…), a window function` };
+  const self = (): string | undefined => {
+    if (present) return alias;
+    const printed = ctx.print(node);
+    return printed ? ctx.derive(printed, 'agg') : undefined;
+  };
+  const arg = node.args[0];
+  if (node.args.length !== 1 || !arg) return { problem: `${name}() with ${node.args.length} arguments` };
+  const printedArg = arg.kind === 'star' ? { text: '*', slots: [] } : ctx.print(arg);
+  if (!printedArg) return { problem: `${name}() of an expression the merge cannot send to the shards` };
+  const isText = ctx.dialect === 'mysql' && orderingOf(ctx.typer.typeOf(arg), ctx.dialect, '').kind === 'weight';
+  /** The values of the argument, grouped on the shards: under a text collation, distinct by their weights. */
+  const valuesOf = (): { valuesAlias: string; sameAlias: string | undefined } => {
+    ctx.groupByValue(printedArg);
+    const valuesAlias = ctx.derive(printedArg, 'value');
+    return { valuesAlias, sameAlias: isText ? ctx.derive(wrap('WEIGHT_STRING', printedArg), 'value') : undefined };
+  };
+  const checked = (spec: AggregateSpec, column: string | undefined): AggregateSpec | { problem: string } =>
+    column === undefined ? { problem: `${name}() of an expression the merge cannot send to the shards` } : spec;
+
+  switch (name) {
+    case 'COUNT': {
+      if (!node.distinct || ctx.isShardKey(arg)) return checked({ alias, fn: 'COUNT' }, self());
+      // Each distinct value is counted once, wherever it occurs: the shards send the values.
+      const { valuesAlias, sameAlias } = valuesOf();
+      return { alias, fn: 'COUNT_DISTINCT', valuesAlias: sameAlias ?? valuesAlias };
+    }
+    case 'SUM':
+    case 'AVG': {
+      if (node.distinct) {
+        if (isText) return { problem: `${name}(DISTINCT …) of text` };
+        const { valuesAlias } = valuesOf();
+        return { alias, fn: name === 'SUM' ? 'SUM_DISTINCT' : 'AVG_DISTINCT', valuesAlias };
+      }
+      if (name === 'SUM') return checked({ alias, fn: 'SUM' }, self());
+      // Averages cannot be averaged: the shards send SUM and COUNT.
+      return { alias, fn: 'AVG', sumAlias: ctx.derive(wrap('SUM', printedArg), 'avg_sum'), countAlias: ctx.derive(wrap('COUNT', printedArg), 'avg_count') };
+    }
+    case 'MIN':
+    case 'MAX': {
+      const ordering = orderingOf(ctx.typer.typeOf(arg), ctx.dialect, `${name}()`);
+      if (ordering.kind === 'unsupported') return { problem: ordering.problem };
+      const column = self();
+      if (column === undefined) return checked({ alias, fn: name }, column);
+      if (ordering.kind === 'weight') {
+        const printed = ctx.print(node);
+        if (!printed) return { problem: `${name}() of an expression the merge cannot send to the shards` };
+        return { alias, fn: name, weightAlias: ctx.derive(wrap('WEIGHT_STRING', printed), 'weight') };
+      }
+      return ordering.kind === 'values' ? { alias, fn: name, type: ordering.type, collation: ordering.collation } : { alias, fn: name, type: 'auto' };
+    }
+    case 'BIT_AND':
+    case 'BIT_OR':
+    case 'BIT_XOR':
+      if (ctx.dialect !== 'mysql' || node.distinct) break;
+      return checked({ alias, fn: name }, self());
+    case 'GROUP_CONCAT':
+      return ctx.dialect === 'mysql' ? planGroupConcat(node, alias, printedArg, isText, ctx) : { problem: 'group_concat() over several shards (SQLite does not define its order)' };
+    default:
+      if (VARIANCES.has(name) && ctx.dialect === 'mysql' && !node.distinct) {
+        const square: PrintedSql = { text: `(${printedArg.text}) * (${printedArg.text})`, slots: [...printedArg.slots, ...printedArg.slots] };
+        return {
+          alias,
+          fn: 'VARIANCE',
+          sample: SAMPLE.has(name),
+          sqrt: ROOT.has(name),
+          countAlias: ctx.derive(wrap('COUNT', printedArg), 'var_n'),
+          sumAlias: ctx.derive(wrap('SUM', printedArg), 'var_sum'),
+          sumSquaresAlias: ctx.derive(wrap('SUM', square), 'var_sq'),
+        };
+      }
+  }
+  return { problem: `${name}(${node.distinct ? 'DISTINCT …' : '…'}) over several shards` };
+}
+
+function planGroupConcat(node: AggregateNode, alias: string, printedArg: PrintedSql, isText: boolean, ctx: AggregateContext): AggregateSpec | { problem: string } {
+  ctx.groupByValue(printedArg);
+  const valuesAlias = ctx.derive(printedArg, 'value');
+  const orderBy: { column: string; direction: 'ASC' | 'DESC'; type: 'numeric' | 'binary' | 'date' | 'auto' | 'string' }[] = [];
+  for (const item of node.orderBy) {
+    const printed = ctx.print(item.expr);
+    if (!printed) return { problem: 'GROUP_CONCAT(… ORDER BY an expression the merge cannot send to the shards)' };
+    const ordering = orderingOf(ctx.typer.typeOf(item.expr), ctx.dialect, 'a GROUP_CONCAT order key');
+    if (ordering.kind === 'unsupported') return { problem: ordering.problem };
+    if (ordering.kind === 'constant') continue;
+    ctx.groupByValue(printed);
+    if (ordering.kind === 'weight') orderBy.push({ column: ctx.derive(wrap('WEIGHT_STRING', printed), 'value'), direction: item.direction, type: 'binary' });
+    else orderBy.push({ column: ctx.derive(printed, 'value'), direction: item.direction, type: ordering.type });
+  }
+  return {
+    alias,
+    fn: 'GROUP_CONCAT',
+    valuesAlias,
+    distinct: node.distinct,
+    ...(node.distinct && isText ? { distinctAlias: ctx.derive(wrap('WEIGHT_STRING', printedArg), 'value') } : {}),
+    orderBy,
+    ...(node.distinct ? {} : { countAlias: ctx.derive({ text: 'COUNT(*)', slots: [] }, 'count') }),
+    separator: node.separator ?? ',',
+  };
+}

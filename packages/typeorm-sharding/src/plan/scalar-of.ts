@@ -1,0 +1,119 @@
+/**
+ * Turns the part of an expression that sits above its aggregates (`COALESCE(SUM(x), 0)`,
+ * `HAVING SUM(a * b) > ?`) into a `ScalarExpression` the merge evaluates on merged rows.
+ */
+import { EVALUATED_FUNCTIONS, EVALUATED_OPERATORS, type LeafType, type ScalarExpression } from '../merge/evaluate/expression.js';
+import type { SqlDialect } from '../parameterize/index.js';
+import type { ExprType } from './expression-type.js';
+import type { SqlNode } from './sql-node.js';
+
+/** Where a leaf of the expression is found in the merged row, or why it cannot be. */
+export type LeafResolver = (node: SqlNode) => { readonly column: string; readonly type: ExprType } | { readonly problem: string };
+
+/** The evaluator's view of a planner type. */
+export function leafTypeOf(type: ExprType, dialect: SqlDialect): LeafType {
+  if (dialect === 'sqlite') return { class: 'auto' };
+  switch (type.kind) {
+    case 'number':
+      return type.class === 'decimal' ? { class: 'decimal', ...(type.scale !== undefined ? { scale: type.scale } : {}) } : { class: type.class };
+    case 'text':
+      return { class: 'text' };
+    case 'null':
+      return { class: 'other' };
+    default:
+      return { class: 'other' };
+  }
+}
+
+const COMPARISONS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=', '<=>', 'IN', 'NOT IN', 'BETWEEN', 'NOT BETWEEN']);
+
+/**
+ * The expression for the merge, or a problem naming what it cannot evaluate. `resolve` maps
+ * aggregates and columns to result columns; literals, value slots, operators, CASE and the
+ * functions of {@link EVALUATED_FUNCTIONS} are evaluated by the merge itself.
+ */
+export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDialect): ScalarExpression | { readonly problem: string } {
+  const textOnMysql = (n: SqlNode): boolean => {
+    if (dialect !== 'mysql') return false;
+    if (n.kind === 'aggregate' || n.kind === 'column') {
+      const leaf = resolve(n);
+      return 'type' in leaf && leaf.type.kind !== 'number' && leaf.type.kind !== 'null';
+    }
+    return false;
+  };
+  const visit = (n: SqlNode): ScalarExpression => {
+    switch (n.kind) {
+      case 'aggregate':
+      case 'column': {
+        const leaf = resolve(n);
+        if ('problem' in leaf) throw new Unsupported(leaf.problem);
+        return { kind: 'column', column: leaf.column, type: leafTypeOf(leaf.type, dialect) };
+      }
+      case 'slot':
+        return { kind: 'slot', slot: n.slot };
+      case 'literal':
+        return { kind: 'constant', value: n.value, numeric: typeof n.value === 'number' };
+      case 'unary':
+        if (n.op === '+') return visit(n.operand);
+        if (!EVALUATED_OPERATORS.has(n.op)) throw new Unsupported(`the operator ${n.op}`);
+        return { kind: 'operator', op: n.op, args: [visit(n.operand)] };
+      case 'binary': {
+        if (!EVALUATED_OPERATORS.has(n.op) || (n.op === 'DIV' && dialect !== 'mysql') || (n.op === 'XOR' && dialect !== 'mysql')) throw new Unsupported(`the operator ${n.op}`);
+        if ((n.op === 'IS' || n.op === 'IS NOT') && !(n.right.kind === 'literal' && n.right.value === null)) throw new Unsupported(`${n.op} TRUE / FALSE`);
+        // MySQL compares text under the column's collation, which only the server knows.
+        if (COMPARISONS.has(n.op) && (textOnMysql(n.left) || (n.right.kind !== 'list' && textOnMysql(n.right)))) {
+          throw new Unsupported('a comparison of text values (its collation is applied by the server)');
+        }
+        if (n.op === 'BETWEEN' || n.op === 'NOT BETWEEN' || n.op === 'IN' || n.op === 'NOT IN') {
+          if (n.right.kind !== 'list') throw new Unsupported(`${n.op} with a value list written as one parameter`);
+          return { kind: 'operator', op: n.op, args: [visit(n.left), ...n.right.items.map(visit)] };
+        }
+        return { kind: 'operator', op: n.op, args: [visit(n.left), visit(n.right)] };
+      }
+      case 'function': {
+        if (n.window || !EVALUATED_FUNCTIONS[dialect].has(n.name)) throw new Unsupported(`the function ${n.name}()`);
+        if (dialect === 'mysql' && n.name === 'ROUND' && n.args[0] && resolveType(n.args[0]) === 'real') {
+          throw new Unsupported('ROUND() of a floating-point value (the server rounds doubles its own way)');
+        }
+        return { kind: 'call', name: n.name, args: n.args.map(visit) };
+      }
+      case 'case':
+        return {
+          kind: 'case',
+          operand: n.operand ? visit(n.operand) : undefined,
+          branches: n.branches.map((b) => ({ when: visit(b.when), then: visit(b.then) })),
+          otherwise: n.otherwise ? visit(n.otherwise) : undefined,
+        };
+      default:
+        throw new Unsupported(describeNode(n));
+    }
+  };
+  const resolveType = (n: SqlNode): string | undefined => {
+    if (n.kind !== 'aggregate' && n.kind !== 'column') return undefined;
+    const leaf = resolve(n);
+    return 'type' in leaf && leaf.type.kind === 'number' ? leaf.type.class : undefined;
+  };
+  try {
+    return visit(node);
+  } catch (error) {
+    if (error instanceof Unsupported) return { problem: error.message };
+    throw error;
+  }
+}
+
+class Unsupported extends Error {}
+
+function describeNode(n: SqlNode): string {
+  switch (n.kind) {
+    case 'cast':
+      return 'CAST()';
+    case 'subquery':
+      return 'a subquery';
+    case 'opaque':
+      return n.what;
+    case 'in-list':
+      return 'an IN list';
+    default:
+      return n.kind;
+  }
+}

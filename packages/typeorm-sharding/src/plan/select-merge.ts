@@ -1,0 +1,359 @@
+/**
+ * How the rows of a SELECT that reaches several shards are put back together: the merge
+ * spec, the columns the shards must add for it, and the expressions the merge evaluates.
+ *
+ * Every item, ORDER BY key, GROUP BY key and HAVING operand is resolved to a result
+ * column: a select item (by alias, position or equal expression), or a hidden column the
+ * shards add (`__shard_…`, stripped from the result). Aggregates are merged from partials
+ * (see `aggregate-plan.ts`); an expression above aggregates is evaluated after the merge
+ * (see `scalar-of.ts`); what cannot be done exactly is refused, never approximated.
+ */
+import { compileExpression, semanticsOf, type CompiledExpression } from '../merge/evaluate/compile.js';
+import type { AggregateSpec, GroupKey, MergeSpec, SortKey } from '../merge/index.js';
+import type { SqlDialect } from '../parameterize/index.js';
+import type { ShardingRules } from '../rules/index.js';
+import { planAggregate } from './aggregate-plan.js';
+import { ExpressionTyper, type ExprType } from './expression-type.js';
+import type { DerivedColumn } from './plan.js';
+import { printSql, type PrintedSql } from './print-sql.js';
+import { resolveKey } from './resolve-column.js';
+import { scalarOf, type LeafResolver } from './scalar-of.js';
+import { orderingOf } from './sort-key-of.js';
+import type { AggregateNode, SelectNode, SqlNode } from './sql-node.js';
+import { containsAggregate, containsWindow, sameExpression } from './sql-tree.js';
+
+/** Alias prefix of columns the planner adds for the merge; they are stripped from results. */
+export const DERIVED_PREFIX = '__shard_';
+
+/** An expression the merge evaluates into a result column (bound to each statement's values by the engine). */
+export interface PlannedComputation {
+  readonly column: string;
+  readonly expression: CompiledExpression;
+  readonly label: string;
+}
+
+/** The merge side of a SELECT plan. */
+export interface SelectMergePlan {
+  readonly merge: MergeSpec;
+  readonly derivedColumns: readonly DerivedColumn[];
+  /** Expressions appended to the shards' GROUP BY (values of DISTINCT aggregates, GROUP_CONCAT). */
+  readonly extraGroupBy: readonly PrintedSql[];
+  readonly computed: readonly PlannedComputation[];
+  readonly having: CompiledExpression | undefined;
+  /** Unaliased select items the shards name `alias` for the merge; renamed back to their text per statement. */
+  readonly itemAliases: readonly { readonly index: number; readonly alias: string }[];
+  /** False when groups span shards: every shard sends all its groups and LIMIT applies after the merge. */
+  readonly pushLimit: boolean;
+  /** The merge evaluates HAVING: the shards run without it. */
+  readonly cutHaving: boolean;
+  /** SQLite: read integers as bigint so that INTEGER and REAL values stay apart (evaluation, exact sums). */
+  readonly exactIntegers: boolean;
+  /** Why the result cannot be merged exactly, when it cannot. */
+  readonly unmergeable: string | undefined;
+}
+
+interface Context {
+  readonly select: SelectNode;
+  readonly rules: ShardingRules;
+  readonly dialect: SqlDialect;
+  readonly keyAliases: ReadonlyMap<string, string>;
+}
+
+class Refused extends Error {}
+
+/** Plans the merge of the outermost SELECT `ctx.select`. */
+export function planSelectMerge(ctx: Context): SelectMergePlan {
+  return new SelectMergeBuilder(ctx).build();
+}
+
+class SelectMergeBuilder {
+  private readonly typer: ExpressionTyper;
+  private readonly derived: DerivedColumn[] = [];
+  private readonly extraGroupBy: PrintedSql[] = [];
+  private readonly itemAliases: { index: number; alias: string }[] = [];
+  private readonly hidden: string[] = [];
+  private readonly aggregates: AggregateSpec[] = [];
+  private readonly aggregateColumns: { node: AggregateNode; column: string; type: ExprType }[] = [];
+  private readonly computed: PlannedComputation[] = [];
+  private readonly computedColumns = new Map<number, string>();
+  private readonly hasStar: boolean;
+  /** `aggregate`: groups span shards and aggregates are merged; `rows`: each shard's rows are final. */
+  private mode: 'rows' | 'aggregate' = 'rows';
+
+  constructor(private readonly ctx: Context) {
+    this.typer = new ExpressionTyper(ctx.select, ctx.rules, ctx.dialect);
+    this.hasStar = ctx.select.items.some((i) => i.expr.kind === 'star');
+  }
+
+  build(): SelectMergePlan {
+    const { select } = this.ctx;
+    const aggregated =
+      select.groupBy.length > 0 ||
+      select.items.some((i) => containsAggregate(i.expr)) ||
+      (select.having !== undefined && containsAggregate(select.having)) ||
+      select.orderBy.some((o) => containsAggregate(o.expr));
+    const groupsLocal = aggregated
+      ? select.groupBy.length > 0 && select.groupBy.some((g) => this.isShardKey(this.itemExpr(g)))
+      : select.distinct && select.items.some((i) => this.isShardKey(i.expr));
+    try {
+      if (select.items.some((i) => containsWindow(i.expr))) throw new Refused('window functions over several shards');
+      if (select.rollup) throw new Refused('GROUP BY … WITH ROLLUP over several shards');
+      return !aggregated || groupsLocal ? this.rowMerge(groupsLocal) : this.aggregateMerge();
+    } catch (error) {
+      if (!(error instanceof Refused)) throw error;
+      return this.result({ kind: 'concat' }, { unmergeable: error.message });
+    }
+  }
+
+  // --- rows that are final on their shard: order, DISTINCT, page ---------------------------
+
+  private rowMerge(groupsLocal: boolean): SelectMergePlan {
+    const { select } = this.ctx;
+    const orderBy = this.sortKeys((index) => this.itemColumn(index));
+    let distinct: MergeSpec['distinct'];
+    if (select.distinct && !groupsLocal) distinct = this.hasStar ? {} : { columns: select.items.map((item, index) => this.groupKey(item.expr, index)) };
+    const strip = this.hidden.length > 0 ? { strip: [...this.hidden] } : {};
+    const merge: MergeSpec = orderBy.length > 0 ? { kind: 'ordered', orderBy, ...(distinct ? { distinct } : {}), ...strip } : { kind: 'concat', ...(distinct ? { distinct } : {}), ...strip };
+    return this.result(merge, { pushLimit: distinct === undefined });
+  }
+
+  // --- groups that span shards: merge partial aggregates, then evaluate, filter, order ----
+
+  private aggregateMerge(): SelectMergePlan {
+    const { select, dialect } = this.ctx;
+    this.mode = 'aggregate';
+    const groupBy: GroupKey[] = select.groupBy.map((g) => {
+      const index = this.itemIndexOf(g, true);
+      const expr = index === undefined ? g : select.items[index]!.expr;
+      if (containsAggregate(expr)) throw new Refused('GROUP BY an aggregate');
+      return this.groupKey(expr, index);
+    });
+    select.items.forEach((item, index) => {
+      if (item.expr.kind === 'aggregate') this.aggregateColumn(item.expr, index);
+    });
+    select.items.forEach((item, index) => {
+      if (item.expr.kind !== 'aggregate' && containsAggregate(item.expr)) {
+        this.compute(item.expr, this.itemColumn(index));
+        this.computedColumns.set(index, this.itemColumn(index));
+      }
+    });
+    const having = select.having ? this.compiled(select.having, 'HAVING') : undefined;
+    const orderBy = this.sortKeys((index) => this.itemColumn(index));
+    const columns = groupBy.length === 0 ? { columns: select.items.map((_, i) => this.itemColumn(i)) } : {};
+    const merge: MergeSpec = {
+      kind: orderBy.length > 0 ? 'ordered' : 'concat',
+      ...(orderBy.length > 0 ? { orderBy } : {}),
+      groupBy,
+      aggregates: this.aggregates,
+      ...columns,
+      ...(select.distinct ? { distinct: { columns: select.items.map((item, index) => this.groupKey(item.expr, index)) } } : {}),
+      ...(this.hidden.length > 0 ? { strip: [...this.hidden] } : {}),
+    } as MergeSpec;
+    return this.result(merge, { pushLimit: false, cutHaving: select.having !== undefined, having, exactIntegers: dialect === 'sqlite' });
+  }
+
+  // --- result columns ---------------------------------------------------------------------
+
+  /** The item an ORDER BY / GROUP BY / HAVING reference names: by position, alias, equal expression or equal column. */
+  private itemIndexOf(node: SqlNode, byPosition: boolean): number | undefined {
+    const { items } = this.ctx.select;
+    if (node.kind === 'literal' && typeof node.value === 'number' && byPosition) {
+      const index = node.value - 1;
+      if (!Number.isInteger(node.value) || index < 0 || index >= items.length) throw new Refused(`ORDER BY / GROUP BY position ${node.value} is not in the select list`);
+      if (items.slice(0, index + 1).some((i) => i.expr.kind === 'star')) throw new Refused(`ORDER BY / GROUP BY position ${node.value} after a * in the select list`);
+      return index;
+    }
+    if (node.kind === 'column' && node.table === undefined) {
+      const byAlias = items.findIndex((i) => i.alias !== undefined && i.alias.toLowerCase() === node.column.toLowerCase());
+      if (byAlias >= 0) return byAlias;
+    }
+    const equal = items.findIndex((i) => sameExpression(i.expr, node));
+    if (equal >= 0) return equal;
+    if (node.kind === 'column') {
+      const sameColumn = items.findIndex(
+        (i) => i.expr.kind === 'column' && i.expr.column === node.column && (i.expr.table === node.table || node.table === undefined || i.expr.table === undefined),
+      );
+      if (sameColumn >= 0) return sameColumn;
+    }
+    return undefined;
+  }
+
+  private itemExpr(node: SqlNode): SqlNode {
+    try {
+      const index = this.itemIndexOf(node, true);
+      return index === undefined ? node : this.ctx.select.items[index]!.expr;
+    } catch {
+      return node;
+    }
+  }
+
+  /** The result column of select item `index`; an unaliased expression gets an alias on the shards. */
+  private itemColumn(index: number): string {
+    const item = this.ctx.select.items[index]!;
+    if (item.alias !== undefined) return item.alias;
+    if (item.expr.kind === 'column') return item.expr.column;
+    const existing = this.itemAliases.find((a) => a.index === index);
+    if (existing) return existing.alias;
+    const alias = `${DERIVED_PREFIX}item_${index}`;
+    this.itemAliases.push({ index, alias });
+    return alias;
+  }
+
+  /** Adds a column to the shards' select list (once per text) and strips it from the result. */
+  private derive(sql: PrintedSql, kind: string): string {
+    const existing = this.derived.find((d) => d.expression === sql.text);
+    if (existing) return existing.alias;
+    const alias = `${DERIVED_PREFIX}${kind}_${this.derived.length}`;
+    this.derived.push({ expression: sql.text, alias, slots: sql.slots });
+    this.hidden.push(alias);
+    return alias;
+  }
+
+  private print(node: SqlNode): PrintedSql | undefined {
+    return printSql(node, 'mysql');
+  }
+
+  private printOrRefuse(node: SqlNode, what: string): PrintedSql {
+    const printed = this.print(node);
+    if (!printed) throw new Refused(`${what} that the merge cannot send to the shards as a column`);
+    return printed;
+  }
+
+  private isShardKey(node: SqlNode): boolean {
+    return resolveKey(node, this.ctx.select, this.ctx.keyAliases);
+  }
+
+  /** A GROUP BY / DISTINCT key: the column itself, or its server weights for MySQL text. */
+  private groupKey(expr: SqlNode, index: number | undefined): GroupKey {
+    const ordering = orderingOf(this.typer.typeOf(expr), this.ctx.dialect, 'a GROUP BY / DISTINCT key');
+    if (ordering.kind === 'unsupported') throw new Refused(ordering.problem);
+    if (ordering.kind === 'weight') {
+      const printed = this.printOrRefuse(expr, 'GROUP BY an expression');
+      return { column: this.derive({ text: `WEIGHT_STRING(${printed.text})`, slots: printed.slots }, 'weight'), collation: 'binary' };
+    }
+    const column = index !== undefined ? this.itemColumn(index) : this.derive(this.printOrRefuse(expr, 'GROUP BY an expression'), 'group');
+    return { column, collation: ordering.kind === 'values' ? ordering.collation : 'binary' };
+  }
+
+  /** The result column holding a merged aggregate (a select item's, or a hidden one). */
+  private aggregateColumn(node: AggregateNode, itemIndex?: number): { column: string; type: ExprType } {
+    const known = this.aggregateColumns.find((a) => sameExpression(a.node, node));
+    if (known) return known;
+    const index = itemIndex ?? this.ctx.select.items.findIndex((i) => sameExpression(i.expr, node));
+    const present = index >= 0;
+    const column = present ? this.itemColumn(index) : `${DERIVED_PREFIX}agg_${this.aggregateColumns.length}`;
+    const spec = planAggregate(node, column, present, {
+      dialect: this.ctx.dialect,
+      typer: this.typer,
+      print: (n) => this.print(n),
+      derive: (sql, kind) => this.derive(sql, kind),
+      groupByValue: (sql) => {
+        if (!this.extraGroupBy.some((g) => g.text === sql.text)) this.extraGroupBy.push(sql);
+      },
+      isShardKey: (n) => this.isShardKey(n),
+    });
+    if ('problem' in spec) throw new Refused(spec.problem);
+    if (!present && !this.hidden.includes(column)) this.hidden.push(column);
+    this.aggregates.push(spec);
+    const entry = { node, column, type: this.typer.typeOf(node) };
+    this.aggregateColumns.push(entry);
+    return entry;
+  }
+
+  /** Leaves of an evaluated expression: aggregates (merged), select aliases, group columns. */
+  private readonly resolveLeaf: LeafResolver = (node) => {
+    if (node.kind === 'aggregate') return this.aggregateColumn(node);
+    const index = this.itemIndexOf(node, false);
+    if (index !== undefined) {
+      const item = this.ctx.select.items[index]!;
+      if (item.expr.kind === 'aggregate') return this.aggregateColumn(item.expr, index);
+      if (containsAggregate(item.expr)) {
+        const column = this.computedColumns.get(index);
+        return column ? { column, type: this.typer.typeOf(item.expr) } : { problem: 'a reference to a computed select item before it is computed' };
+      }
+      return { column: this.itemColumn(index), type: this.typer.typeOf(item.expr) };
+    }
+    const printed = this.print(node);
+    if (!printed) return { problem: 'an expression the merge cannot send to the shards' };
+    return { column: this.derive(printed, 'group'), type: this.typer.typeOf(node) };
+  };
+
+  private compiled(node: SqlNode, what: string): CompiledExpression {
+    const scalar = scalarOf(node, this.resolveLeaf, this.ctx.dialect);
+    if ('problem' in scalar) throw new Refused(`${what} holds ${scalar.problem} around aggregates; it cannot be evaluated after merging partial results`);
+    return compileExpression(scalar, semanticsOf(this.ctx.dialect));
+  }
+
+  private compute(node: SqlNode, column: string): void {
+    this.computed.push({ column, expression: this.compiled(node, 'A select item'), label: column });
+  }
+
+  // --- ORDER BY -----------------------------------------------------------------------------
+
+  private sortKeys(columnOfItem: (index: number) => string): SortKey[] {
+    const { select, dialect } = this.ctx;
+    const keys: SortKey[] = [];
+    for (const item of select.orderBy) {
+      const index = this.itemIndexOf(item.expr, true);
+      const expr = index === undefined ? item.expr : select.items[index]!.expr;
+      const ordering = orderingOf(this.typer.typeOf(expr), dialect, 'this ORDER BY key');
+      if (ordering.kind === 'constant') continue;
+      if (ordering.kind === 'unsupported') throw new Refused(ordering.problem);
+      let column: string;
+      if (this.mode === 'aggregate' && containsAggregate(expr)) {
+        column = this.aggregatedSortColumn(expr, index);
+        if (ordering.kind === 'weight') {
+          const weight = expr.kind === 'aggregate' ? this.weightOf(column) : undefined;
+          if (weight === undefined) throw new Refused('ORDER BY a text expression over aggregates (its collation is applied by the server)');
+          keys.push({ column: weight, direction: item.direction, type: 'binary' });
+          continue;
+        }
+      } else if (ordering.kind === 'weight') {
+        // MySQL's collations, exactly: the server's own sort weights, compared byte-wise.
+        const printed = this.printOrRefuse(expr, 'ORDER BY an expression');
+        column = this.derive({ text: `WEIGHT_STRING(${printed.text})`, slots: printed.slots }, 'weight');
+        keys.push({ column, direction: item.direction, type: 'binary' });
+        continue;
+      } else if (index !== undefined) {
+        column = columnOfItem(index);
+      } else if (this.hasStar && expr.kind === 'column') {
+        column = expr.column;
+      } else {
+        column = this.derive(this.printOrRefuse(expr, 'ORDER BY an expression'), 'sort');
+      }
+      keys.push({ column, direction: item.direction, type: ordering.type, collation: ordering.collation });
+    }
+    return keys;
+  }
+
+  /** The column holding an ORDER BY key that contains aggregates: the item's, a merged aggregate's, or an evaluated one's. */
+  private aggregatedSortColumn(expr: SqlNode, index: number | undefined): string {
+    if (expr.kind === 'aggregate') return this.aggregateColumn(expr, index).column;
+    if (index !== undefined) return this.itemColumn(index);
+    const column = `${DERIVED_PREFIX}sort_${this.hidden.length}`;
+    this.hidden.push(column);
+    this.compute(expr, column);
+    return column;
+  }
+
+  private weightOf(column: string): string | undefined {
+    const spec = this.aggregates.find((a) => a.alias === column);
+    return spec && (spec.fn === 'MIN' || spec.fn === 'MAX') ? spec.weightAlias : undefined;
+  }
+
+  private result(merge: MergeSpec, fields: Partial<SelectMergePlan>): SelectMergePlan {
+    return {
+      merge,
+      derivedColumns: this.derived,
+      extraGroupBy: this.extraGroupBy,
+      computed: this.computed,
+      having: undefined,
+      itemAliases: this.itemAliases,
+      pushLimit: true,
+      cutHaving: false,
+      exactIntegers: false,
+      unmergeable: undefined,
+      ...fields,
+    };
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Whole-tree questions over the planner's typed nodes, each answered in one place.
+ */
+import type { AggregateNode, FromItem, SelectNode, SqlNode } from './sql-node.js';
+
+/** The direct expression children of a node (a subquery's own tree is not one of them). */
+export function childrenOf(node: SqlNode): readonly SqlNode[] {
+  switch (node.kind) {
+    case 'column':
+    case 'star':
+    case 'slot':
+    case 'in-list':
+    case 'literal':
+    case 'subquery':
+      return [];
+    case 'binary':
+      return [node.left, node.right];
+    case 'unary':
+      return [node.operand];
+    case 'function':
+      return node.args;
+    case 'aggregate':
+      return [...node.args, ...node.orderBy.map((o) => o.expr)];
+    case 'case':
+      return [
+        ...(node.operand ? [node.operand] : []),
+        ...node.branches.flatMap((b) => [b.when, b.then]),
+        ...(node.otherwise ? [node.otherwise] : []),
+      ];
+    case 'cast':
+      return [node.operand];
+    case 'list':
+      return node.items;
+    case 'interval':
+      return [node.value];
+    case 'opaque':
+      return node.children;
+  }
+}
+
+/** True when `test` holds for the node or any node below it, not looking into subqueries. */
+export function someNode(node: SqlNode, test: (n: SqlNode) => boolean): boolean {
+  if (test(node)) return true;
+  for (const child of childrenOf(node)) if (someNode(child, test)) return true;
+  return false;
+}
+
+/** Calls `visit` for the node and every node below it (parents first), not looking into subqueries. */
+export function forEachNode(node: SqlNode, visit: (n: SqlNode) => void): void {
+  visit(node);
+  for (const child of childrenOf(node)) forEachNode(child, visit);
+}
+
+/** True when an aggregate (not a window aggregate) occurs anywhere in the expression. */
+export function containsAggregate(node: SqlNode): boolean {
+  return someNode(node, (n) => n.kind === 'aggregate' && !n.window);
+}
+
+/** The aggregates of an expression, outermost first (an aggregate's own arguments are not searched). */
+export function aggregatesOf(node: SqlNode): AggregateNode[] {
+  const found: AggregateNode[] = [];
+  const visit = (n: SqlNode): void => {
+    if (n.kind === 'aggregate' && !n.window) {
+      found.push(n);
+      return;
+    }
+    for (const child of childrenOf(n)) visit(child);
+  };
+  visit(node);
+  return found;
+}
+
+/** True when a window function occurs anywhere in the expression. */
+export function containsWindow(node: SqlNode): boolean {
+  return someNode(node, (n) => (n.kind === 'function' || n.kind === 'aggregate') && n.window);
+}
+
+/** The expression nodes of one SELECT's own clauses (not those of its subqueries or derived tables). */
+export function clauseExpressionsOf(select: SelectNode): SqlNode[] {
+  return [
+    ...select.items.map((i) => i.expr),
+    ...select.from.flatMap((f) => (f.kind === 'opaque-source' || !f.on ? [] : [f.on])),
+    ...(select.where ? [select.where] : []),
+    ...select.groupBy,
+    ...(select.having ? [select.having] : []),
+    ...select.orderBy.map((o) => o.expr),
+    ...(select.limit ? [select.limit.count, ...(select.limit.offset ? [select.limit.offset] : [])] : []),
+  ];
+}
+
+/** Subqueries used as expressions in one SELECT's own clauses. */
+export function expressionSubqueriesOf(select: SelectNode): SelectNode[] {
+  const found: SelectNode[] = [];
+  for (const expr of clauseExpressionsOf(select)) {
+    forEachNode(expr, (n) => {
+      if (n.kind === 'subquery') found.push(n.query);
+    });
+  }
+  return found;
+}
+
+/** The derived tables of a FROM list. */
+export function derivedQueriesOf(from: readonly FromItem[]): SelectNode[] {
+  return from.flatMap((f) => (f.kind === 'derived' ? [f.query] : []));
+}
+
+/** Every SELECT of a statement, the root first: derived tables, subqueries, UNION branches. */
+export function allSelectsOf(root: SelectNode): SelectNode[] {
+  const found: SelectNode[] = [];
+  const visit = (select: SelectNode): void => {
+    found.push(select);
+    derivedQueriesOf(select.from).forEach(visit);
+    expressionSubqueriesOf(select).forEach(visit);
+    if (select.compound) visit(select.compound.next);
+  };
+  visit(root);
+  return found;
+}
+
+/** The terms of a condition joined by AND at its top (a term under OR or NOT is not one). */
+export function conjunctsOf(node: SqlNode | undefined): SqlNode[] {
+  if (!node) return [];
+  if (node.kind === 'binary' && node.op === 'AND') return [...conjunctsOf(node.left), ...conjunctsOf(node.right)];
+  return [node];
+}
+
+/** True when two expressions are the same tree (used to match ORDER BY / GROUP BY items to select items). */
+export function sameExpression(a: SqlNode, b: SqlNode): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -190,7 +190,8 @@ export class ShardingEngine {
       extraGroupBy: plan.kind === 'select' ? plan.extraGroupBy : [],
       itemAliases: plan.kind === 'select' ? plan.itemAliases : [],
     };
-    return route.units.map((unit) => rewriteUnit(unit, ctx));
+    const statements = route.units.map((unit) => rewriteUnit(unit, ctx));
+    return scatter && plan.kind === 'select' && plan.exactIntegers ? statements.map((s) => ({ ...s, exactIntegers: true })) : statements;
   }
 
   /**

@@ -67,10 +67,12 @@ async function runOne(statement: PhysicalStatement, target: ShardTarget, session
   const started = listener ? performance.now() : 0;
   // Inside a transaction the statement runs on the shard's pinned connection; outside, on any.
   const runner = session.inTransaction ? await session.acquire(target) : undefined;
+  // SQLite's one connection per shard serves the transaction too, and reads integers exactly when asked.
+  const direct = !runner || (statement.exactIntegers === true && target.executesOnTransactionConnection === true);
   try {
-    const result = runner
-      ? ((await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult)
-      : await target.execute(statement.sql, statement.parameters, session.mode);
+    const result = direct
+      ? await target.execute(statement.sql, statement.parameters, session.mode, { exactIntegers: statement.exactIntegers })
+      : ((await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult);
     listener?.({
       shard: target.name,
       sql: statement.sql,

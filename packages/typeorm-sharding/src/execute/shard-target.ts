@@ -15,7 +15,18 @@ export interface ShardTarget {
   createRunner(mode: ReplicationMode): QueryRunner;
   releaseRunner(runner: QueryRunner): Promise<void>;
   /** Runs one statement outside a transaction on a connection of its own. */
-  execute(sql: string, parameters: readonly unknown[], mode: ReplicationMode): Promise<QueryResult>;
+  execute(sql: string, parameters: readonly unknown[], mode: ReplicationMode, options?: ExecuteOptions): Promise<QueryResult>;
+  /**
+   * True when `execute` runs on the connection a transaction of this shard uses (SQLite: one
+   * connection per shard), so that it may serve statements inside the transaction too.
+   */
+  readonly executesOnTransactionConnection?: boolean;
+}
+
+/** How `execute` reads results. */
+export interface ExecuteOptions {
+  /** SQLite: INTEGER values as bigint (see `PhysicalStatement.exactIntegers`). */
+  readonly exactIntegers?: boolean;
 }
 
 /**
@@ -45,7 +56,7 @@ export function dataSourceTarget(name: string, index: number, dataSource: DataSo
   };
   const type = dataSource.options.type;
   if (type === 'mysql' || type === 'mariadb') return { ...base, execute: mysqlExecutor(dataSource.driver as MysqlDriver, viaRunner) };
-  if (type === 'better-sqlite3') return { ...base, execute: sqliteExecutor(dataSource.driver as BetterSqlite3Driver) };
+  if (type === 'better-sqlite3') return { ...base, execute: sqliteExecutor(dataSource.driver as BetterSqlite3Driver), executesOnTransactionConnection: true };
   return { ...base, execute: viaRunner };
 }
 
@@ -77,6 +88,7 @@ function mysqlExecutor(driver: MysqlDriver, fallback: Execute): Execute {
 
 interface SqliteStatement {
   readonly reader: boolean;
+  safeIntegers(toggle: boolean): SqliteStatement;
   all(...params: unknown[]): unknown[];
   run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
 }
@@ -86,7 +98,7 @@ const SQLITE_STATEMENT_CACHE = 200;
 
 function sqliteExecutor(driver: BetterSqlite3Driver): Execute {
   const statements = new Map<string, SqliteStatement>();
-  return async (sql, parameters) => {
+  return async (sql, parameters, _mode, options) => {
     const db = driver.databaseConnection as { prepare(sql: string): SqliteStatement };
     let statement = statements.get(sql);
     if (!statement) {
@@ -98,6 +110,8 @@ function sqliteExecutor(driver: BetterSqlite3Driver): Execute {
     const values = parameters.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
     const result = new QueryResult();
     if (statement.reader) {
+      // Prepared statements are shared: the integer mode is set on every call.
+      statement.safeIntegers(options?.exactIntegers === true);
       const rows = statement.all(...values);
       result.raw = rows;
       result.records = rows;

@@ -6,6 +6,7 @@ import { ExactSum } from './exact-sum.js';
 import { invalidMergeSpec, MergeValueError, showValue } from './merge-error.js';
 import type { Row } from './row.js';
 import { HOLISTIC_ACCUMULATORS } from './holistic-accumulators.js';
+import { representLike } from './represent-like.js';
 import { STATISTIC_ACCUMULATORS } from './statistic-accumulators.js';
 
 /** Running state of one aggregate over the rows of one group. */
@@ -102,7 +103,8 @@ const FACTORIES: AccumulatorFactories = {
         const value = read(row, spec.valuesAlias);
         if (!isSqlNull(value)) seen.add(canonicalValueKey(value, spec.collation));
       },
-      result: () => seen.size,
+      // The shards' own COUNT tells the driver's form (mysql2 returns BIGINT as text).
+      result: (partial) => representLike({ unscaled: BigInt(seen.size), scale: 0 }, partial),
     };
   },
   ...HOLISTIC_ACCUMULATORS,

@@ -72,7 +72,9 @@ function buildOperators(spec: MergeSpec, inputs: readonly AsyncIterable<Row>[]):
   if (spec.distinct !== undefined) op = createDistinct(op, spec.distinct.columns);
   if (orderBy !== undefined && !sorted) op = createMemorySort(op, orderBy);
   if (spec.limit !== undefined) op = createLimit(op, spec.limit.offset, spec.limit.count);
-  if ((spec.strip !== undefined && spec.strip.length > 0) || (spec.rename !== undefined && spec.rename.length > 0)) op = createStripColumns(op, spec.strip ?? [], spec.rename);
+  if ((spec.strip !== undefined && spec.strip.length > 0) || (spec.rename !== undefined && spec.rename.length > 0) || spec.integersAsNumbers) {
+    op = createStripColumns(op, spec.strip ?? [], spec.rename, spec.integersAsNumbers);
+  }
   return op;
 }
 

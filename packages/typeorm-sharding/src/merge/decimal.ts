@@ -161,3 +161,23 @@ export function formatDecimal(d: ScaledDecimal): string {
   const point = padded.length - d.scale;
   return `${negative ? '-' : ''}${padded.slice(0, point)}.${padded.slice(point)}`;
 }
+
+/**
+ * The exact value of a finite double as a scaled decimal (every double is a dyadic
+ * fraction m·2^e, so its decimal expansion is finite). Sums of such values are exact, and
+ * `Number()` of the total's text rounds it once, correctly.
+ */
+export function exactDouble(value: number): ScaledDecimal {
+  if (Number.isInteger(value)) return { unscaled: BigInt(value), scale: 0 };
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, value);
+  const bits = view.getBigUint64(0);
+  const exponentBits = Number((bits >> 52n) & 0x7ffn);
+  let mantissa = bits & 0xfffffffffffffn;
+  if (exponentBits === 0) mantissa <<= 1n;
+  else mantissa |= 1n << 52n;
+  // value = ±mantissa · 2^(exponent − 1075); for a non-integer the power is negative.
+  const shift = 1075 - (exponentBits === 0 ? 1 : exponentBits);
+  const unscaled = mantissa * 5n ** BigInt(shift);
+  return { unscaled: value < 0 ? -unscaled : unscaled, scale: shift };
+}

@@ -1,38 +1,41 @@
 import { isSqlNull } from './compare-values.js';
-import { addDecimals, formatDecimal, toScaledDecimal, type ScaledDecimal } from './decimal.js';
+import { addDecimals, exactDouble, formatDecimal, toScaledDecimal, type ScaledDecimal } from './decimal.js';
 import { MergeValueError, showValue } from './merge-error.js';
 
 /**
  * Adds partial sums or counts without losing digits and gives the total back in the
- * widest representation the inputs used: numbers add as numbers (what SQLite does);
- * once a bigint or a decimal string arrives the total becomes exact and comes back as a
- * bigint or a decimal string keeping the largest scale seen (`'12.50'`).
+ * representation the inputs used: numbers come back as a number (the exact total of the
+ * doubles, rounded once: one database's own sum rounds the whole sum about once too);
+ * bigints as a bigint unless a number (a REAL) took part; decimal strings as a decimal
+ * string keeping the largest scale seen (`'12.50'`).
  */
 export class ExactSum {
   #seen = false;
   #representation: 'number' | 'bigint' | 'string' = 'number';
   #number = 0;
   #exact: ScaledDecimal | undefined;
+  #real = false;
 
   /** Adds one partial; SQL NULL is skipped. */
   add(value: unknown): void {
     if (isSqlNull(value)) return;
     this.#seen = true;
-    if (typeof value === 'number' && this.#exact === undefined) {
+    if (typeof value === 'boolean') return this.add(value ? 1 : 0);
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      // Infinity takes no digits: the total is a double from here on.
       this.#number += value;
       return;
     }
-    if (typeof value === 'boolean') return this.add(value ? 1 : 0);
-    const addend = typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string' ? toScaledDecimal(value) : undefined;
+    const addend = typeof value === 'number' ? exactDouble(value) : typeof value === 'bigint' || typeof value === 'string' ? toScaledDecimal(value) : undefined;
     if (addend === undefined) throw new MergeValueError(`cannot add ${showValue(value)} to a sum`);
-    if (this.#exact === undefined) {
-      const sofar = toScaledDecimal(this.#number);
-      if (sofar === undefined) throw new MergeValueError(`cannot add ${showValue(value)} to the sum ${this.#number}`);
-      this.#exact = sofar;
-    }
-    this.#exact = addDecimals(this.#exact, addend);
+    this.#exact = addDecimals(this.#exact ?? { unscaled: 0n, scale: 0 }, addend);
     if (typeof value === 'string') this.#representation = 'string';
-    else if (typeof value === 'bigint' && this.#representation === 'number') this.#representation = 'bigint';
+    else if (typeof value === 'bigint' && this.#representation === 'number' && !this.#real) this.#representation = 'bigint';
+    else if (typeof value === 'number') {
+      // Beside bigints (SQLite read with safe integers), a number is a REAL: so is the sum.
+      this.#real = true;
+      if (this.#representation === 'bigint') this.#representation = 'number';
+    }
   }
 
   /** The total, or null when nothing but NULLs was added. */
@@ -40,6 +43,7 @@ export class ExactSum {
     if (!this.#seen) return null;
     const exact = this.#exact;
     if (exact === undefined) return this.#number;
+    if (this.#number !== 0) return this.#number + Number(formatDecimal(exact));
     switch (this.#representation) {
       case 'string':
         return formatDecimal(exact);

@@ -68,6 +68,8 @@ export interface MergeSpecClauses {
   readonly limit?: LimitSpec;
   /** Derived columns to remove last, e.g. `['__sk0', '__having_0']`. */
   readonly strip?: readonly string[];
+  /** SQLite shards read with safe integers: give TypeORM numbers, as its driver would. */
+  readonly integersAsNumbers?: boolean;
   /** Columns to rename last (unaliased items the shards were asked to alias), keeping the column order. */
   readonly rename?: readonly { readonly from: string; readonly to: string }[];
 }

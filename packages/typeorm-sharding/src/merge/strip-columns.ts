@@ -15,6 +15,7 @@ export function createStripColumns(
   input: AsyncIterable<Row>,
   columns: readonly string[],
   rename: readonly { readonly from: string; readonly to: string }[] = [],
+  integersAsNumbers = false,
 ): StripColumnsOperator {
   const stripped = new Set(columns);
   const renamed = new Map(rename.map((r) => [r.from, r.to]));
@@ -24,15 +25,17 @@ export function createStripColumns(
     inputs: [input],
     columns,
     describe: () => `StripColumns(${columns.join(', ')})${renames}`,
-    [Symbol.asyncIterator]: () => stripRows(input, stripped, renamed),
+    [Symbol.asyncIterator]: () => stripRows(input, stripped, renamed, integersAsNumbers),
   } as const);
 }
 
-async function* stripRows(input: AsyncIterable<Row>, stripped: ReadonlySet<string>, renamed: ReadonlyMap<string, string>): AsyncGenerator<Row> {
+async function* stripRows(input: AsyncIterable<Row>, stripped: ReadonlySet<string>, renamed: ReadonlyMap<string, string>, integersAsNumbers: boolean): AsyncGenerator<Row> {
   for await (const row of input) {
     const out: Row = {};
     for (const column in row) {
-      if (!stripped.has(column)) out[renamed.get(column) ?? column] = row[column];
+      if (stripped.has(column)) continue;
+      const value = row[column];
+      out[renamed.get(column) ?? column] = integersAsNumbers && typeof value === 'bigint' ? Number(value) : value;
     }
     yield out;
   }

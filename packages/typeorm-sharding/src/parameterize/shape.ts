@@ -9,6 +9,9 @@ import { decodeString } from './decode-string.js';
 import { parserOperator, parserQuotedIdent, parserString, parserWord } from './parser-text.js';
 import { endsByList, isColumnPosition, isCountArgument, isTypeName, nullIsOperator, wordAt } from './token-context.js';
 
+/** Aggregates whose `DISTINCT` the parser grammar does not accept. */
+const DISTINCT_WRAPPED = /^(SUM|AVG|MIN|MAX)$/i;
+
 /** What one walk produces. */
 export interface Shape {
   readonly key: string;
@@ -50,6 +53,8 @@ export function walkShape(
   let byDepth = -1;
   // depth inside `DECIMAL(…)`-style parentheses whose numbers are sizes
   let sizeDepth = -1;
+  // depths of `SUM(DISTINCT …` calls whose argument the parser text wraps (see below)
+  let distinctDepths: number[] | undefined;
 
   for (let i = 0; i < count; i++) {
     const kind = kinds[i]!;
@@ -86,6 +91,10 @@ export function walkShape(
       case TokenKind.Close:
         if (depth === byDepth) byDepth = -1;
         if (depth === sizeDepth) sizeDepth = -1;
+        if (withParser && distinctDepths !== undefined && distinctDepths[distinctDepths.length - 1] === depth) {
+          distinctDepths.pop();
+          parserPiece = '))';
+        }
         depth--;
         spaceBefore = false;
         break;
@@ -109,7 +118,7 @@ export function walkShape(
         }
         break;
       case TokenKind.String:
-        if (definition || wordAt(sql, t, i - 1, 'escape')) {
+        if (definition || wordAt(sql, t, i - 1, 'escape') || wordAt(sql, t, i - 1, 'separator')) {
           if (withParser) parserPiece = parserString(sql.slice(s, e), dialect);
         } else {
           slot = makeSlot(sql, t, i, -1, parameters, dialect);
@@ -125,7 +134,17 @@ export function walkShape(
         } else if (byDepth === depth && endsByList(sql, s, e)) {
           byDepth = -1;
         }
-        if (withParser) parserPiece = parserWord(sql, t, i);
+        if (withParser) {
+          // node-sql-parser's grammar knows DISTINCT only in COUNT and GROUP_CONCAT: `SUM(DISTINCT x)` is
+          // written `SUM(__SHARD_DISTINCT(x))` for it, and read back as a DISTINCT aggregate.
+          if (i >= 2 && isWord(sql, s, e, 'distinct') && kinds[i - 1] === TokenKind.Open && DISTINCT_WRAPPED.test(sql.slice(starts[i - 2], ends[i - 2]))) {
+            (distinctDepths ??= []).push(depth);
+            parserPiece = '__SHARD_DISTINCT(';
+            spaceAfter = false;
+          } else {
+            parserPiece = parserWord(sql, t, i);
+          }
+        }
         break;
       case TokenKind.QuotedIdent:
         if (withParser) parserPiece = parserQuotedIdent(sql.slice(s, e));

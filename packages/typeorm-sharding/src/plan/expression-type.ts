@@ -13,8 +13,12 @@ import type { SelectNode, SqlNode } from './sql-node.js';
 
 /** What the planner knows about an expression's values. */
 export type ExprType =
-  /** Numbers: `int` (integers, booleans, COUNT), `decimal` (exact; `scale` when known), `real` (FLOAT / DOUBLE). */
-  | { readonly kind: 'number'; readonly class: 'int' | 'decimal' | 'real'; readonly scale?: number }
+  /**
+   * Numbers: `int` (integers, booleans, COUNT), `decimal` (exact; `scale` when known), `real`
+   * (FLOAT / DOUBLE). `inexact`: a number whose class is not known (arithmetic with a value
+   * slot): enough to order it, not to compute with it.
+   */
+  | { readonly kind: 'number'; readonly class: 'int' | 'decimal' | 'real'; readonly scale?: number; readonly inexact?: boolean }
   /** Text (ordered by the server's collation weights on MySQL, code points on SQLite unless the column says otherwise). */
   | { readonly kind: 'text'; readonly column?: ColumnMetadata }
   /** DATE, DATETIME, TIMESTAMP values. */
@@ -75,6 +79,7 @@ const TEXT_FUNCTIONS = new Set([
 ]);
 const TEMPORAL_FUNCTIONS = new Set(['DATE', 'NOW', 'CURDATE', 'CURRENT_DATE', 'CURRENT_TIMESTAMP', 'SYSDATE', 'DATE_ADD', 'DATE_SUB', 'ADDDATE', 'SUBDATE', 'FROM_UNIXTIME', 'STR_TO_DATE', 'LAST_DAY', 'MAKEDATE', 'TIMESTAMP']);
 const BRANCHING = new Set(['COALESCE', 'IFNULL', 'GREATEST', 'LEAST', 'IF', 'IIF', 'NULLIF']);
+const ARITHMETIC_OPS = new Set(['+', '-', '*', '/', '%', 'MOD', 'DIV']);
 const COMPARISON_OPS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=', '<=>', 'AND', 'OR', 'XOR', '&&', 'IS', 'IS NOT', 'IN', 'NOT IN', 'BETWEEN', 'NOT BETWEEN', 'LIKE', 'NOT LIKE', 'REGEXP', 'RLIKE', 'NOT REGEXP']);
 
 /** Combines the types of the branches of CASE / COALESCE / IF / GREATEST (MySQL's type aggregation). */
@@ -200,9 +205,11 @@ export class ExpressionTyper {
     const l = this.typeOf(left);
     const r = this.typeOf(right);
     if (l.kind === 'null' || r.kind === 'null') return { kind: 'null' };
+    if (!ARITHMETIC_OPS.has(op)) return UNKNOWN;
     if (l.kind !== 'number' || r.kind !== 'number') {
-      // Text in arithmetic is a DOUBLE; anything else is not typed here.
-      return (l.kind === 'text' || l.kind === 'number') && (r.kind === 'text' || r.kind === 'number') ? REAL : UNKNOWN;
+      // Arithmetic always yields a number (text takes part as a DOUBLE); its exact class
+      // needs both operands' types (a value slot's is only known per statement).
+      return { kind: 'number', class: 'real', inexact: true };
     }
     if (l.class === 'real' || r.class === 'real') return REAL;
     switch (op) {

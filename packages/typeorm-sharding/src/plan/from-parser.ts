@@ -229,9 +229,25 @@ export function exprOf(value: unknown): SqlNode {
   }
 }
 
+/**
+ * Aggregate functions node-sql-parser reads as ordinary functions (it knows COUNT, SUM, AVG,
+ * MIN, MAX and GROUP_CONCAT). Missing one would merge its partial results as if they were
+ * rows, so every aggregate of MySQL and SQLite is listed.
+ */
+const AGGREGATE_FUNCTIONS = new Set([
+  'BIT_AND', 'BIT_OR', 'BIT_XOR', 'STD', 'STDDEV', 'STDDEV_POP', 'STDDEV_SAMP', 'VARIANCE', 'VAR_POP', 'VAR_SAMP',
+  'JSON_ARRAYAGG', 'JSON_OBJECTAGG', 'TOTAL', 'STRING_AGG', 'JSON_GROUP_ARRAY', 'JSON_GROUP_OBJECT', 'ANY_VALUE', 'MEDIAN', 'PERCENTILE_CONT', 'PERCENTILE_DISC',
+]);
+
+/** The marker the parser text wraps the argument of `SUM(DISTINCT x)` in (the grammar only knows COUNT(DISTINCT …)); see `parameterize/parser-text.ts`. */
+export const DISTINCT_MARKER = '__SHARD_DISTINCT';
+
 function functionOf(raw: Raw): SqlNode {
   const name = (nameOf(raw.name) ?? '').toUpperCase();
   const args = isRaw(raw.args) ? rawList(raw.args.value).map(exprOf) : [];
+  if (AGGREGATE_FUNCTIONS.has(name)) {
+    return { kind: 'aggregate', name, distinct: false, args, orderBy: [], separator: undefined, window: isRaw(raw.over) };
+  }
   // node-sql-parser writes `NOT (a OR b)` as a function call.
   if (name === 'NOT' && args.length === 1) return { kind: 'unary', op: 'NOT', operand: args[0]! };
   // CONVERT(x USING cs), TRIM(LEADING …), and the like carry syntax the node does not model.
@@ -242,11 +258,18 @@ function functionOf(raw: Raw): SqlNode {
 function aggregateOf(raw: Raw): AggregateNode {
   const args = isRaw(raw.args) ? raw.args : {};
   const separator = isRaw(args.separator) ? nameOf(args.separator.value) : undefined;
+  let operands = isRaw(args.expr) ? (args.expr.type === 'expr_list' ? rawList(args.expr.value).map(exprOf) : [exprOf(args.expr)]) : [];
+  let distinct = typeof args.distinct === 'string';
+  const only = operands[0];
+  if (operands.length === 1 && only?.kind === 'function' && only.name === DISTINCT_MARKER) {
+    distinct = true;
+    operands = [...only.args];
+  }
   return {
     kind: 'aggregate',
     name: String(raw.name).toUpperCase(),
-    distinct: typeof args.distinct === 'string',
-    args: isRaw(args.expr) ? [exprOf(args.expr)] : [],
+    distinct,
+    args: operands,
     orderBy: orderOf(args.orderby),
     separator,
     window: isRaw(raw.over),

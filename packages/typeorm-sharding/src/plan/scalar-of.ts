@@ -15,6 +15,7 @@ export function leafTypeOf(type: ExprType, dialect: SqlDialect): LeafType {
   if (dialect === 'sqlite') return { class: 'auto' };
   switch (type.kind) {
     case 'number':
+      if (type.inexact) return { class: 'number' };
       return type.class === 'decimal' ? { class: 'decimal', ...(type.scale !== undefined ? { scale: type.scale } : {}) } : { class: type.class };
     case 'text':
       return { class: 'text' };
@@ -37,7 +38,7 @@ export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDiale
     if (dialect !== 'mysql') return false;
     if (n.kind === 'aggregate' || n.kind === 'column') {
       const leaf = resolve(n);
-      return 'type' in leaf && leaf.type.kind !== 'number' && leaf.type.kind !== 'null';
+      return 'type' in leaf && (leaf.type.kind === 'text' || leaf.type.kind === 'column' || leaf.type.kind === 'unknown');
     }
     return false;
   };
@@ -47,6 +48,9 @@ export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDiale
       case 'column': {
         const leaf = resolve(n);
         if ('problem' in leaf) throw new Unsupported(leaf.problem);
+        if (dialect === 'mysql' && leaf.type.kind === 'unknown') {
+          throw new Unsupported('a value whose SQL type is not known (write it as CAST(… AS SIGNED / DECIMAL))');
+        }
         return { kind: 'column', column: leaf.column, type: leafTypeOf(leaf.type, dialect) };
       }
       case 'slot':

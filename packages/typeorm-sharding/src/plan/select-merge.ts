@@ -240,8 +240,11 @@ class SelectMergeBuilder {
     const known = this.aggregateColumns.find((a) => sameExpression(a.node, node));
     if (known) return known;
     const index = itemIndex ?? this.ctx.select.items.findIndex((i) => sameExpression(i.expr, node));
-    const present = index >= 0;
-    const column = present ? this.itemColumn(index) : `${DERIVED_PREFIX}agg_${this.aggregateColumns.length}`;
+    // A select item's aggregate is merged into its column; any other is added to the shards'
+    // select list (when it can be written there) so that its partial results come back.
+    const printed = index >= 0 ? undefined : this.print(node);
+    const present = index >= 0 || printed !== undefined;
+    const column = index >= 0 ? this.itemColumn(index) : printed ? this.derive(printed, 'agg') : `${DERIVED_PREFIX}agg_${this.aggregateColumns.length}`;
     const spec = planAggregate(node, column, present, {
       dialect: this.ctx.dialect,
       typer: this.typer,

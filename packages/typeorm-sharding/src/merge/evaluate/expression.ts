@@ -12,9 +12,11 @@
  * come back as numbers or strings whatever their SQL type (mysql2 returns DECIMAL and BIGINT
  * as text), so the plan says which: `int` (integers, COUNT), `decimal` (exact: DECIMAL, SUM
  * of integers), `real` (FLOAT/DOUBLE), `text`, `other` (dates, bytes: only passed through).
+ * `number`: a number whose class the plan does not know (an item the merge computed): its
+ * representation decides (decimal text is a DECIMAL, a JavaScript number an INT or DOUBLE).
  * SQLite values carry their storage class themselves (`auto`).
  */
-export type LeafClass = 'int' | 'decimal' | 'real' | 'text' | 'other' | 'auto';
+export type LeafClass = 'int' | 'decimal' | 'real' | 'number' | 'text' | 'other' | 'auto';
 
 /** A leaf's class and, for decimals, its scale when the plan knows it (`SUM` of a `DECIMAL(10, 2)` column: 2). */
 export interface LeafType {
@@ -69,7 +71,7 @@ export type ScalarExpression = ColumnLeaf | SlotLeaf | ConstantLeaf | OperatorNo
 
 /** Functions the evaluator implements, by dialect. */
 export const EVALUATED_FUNCTIONS: Readonly<Record<'mysql' | 'sqlite', ReadonlySet<string>>> = {
-  mysql: new Set(['COALESCE', 'IFNULL', 'NULLIF', 'IF', 'ABS', 'ROUND', 'FLOOR', 'CEIL', 'CEILING', 'GREATEST', 'LEAST']),
+  mysql: new Set(['COALESCE', 'IFNULL', 'NULLIF', 'IF', 'ABS', 'ROUND', 'FLOOR', 'CEIL', 'CEILING', 'GREATEST', 'LEAST', 'MOD']),
   sqlite: new Set(['COALESCE', 'IFNULL', 'NULLIF', 'IIF', 'ABS', 'ROUND']),
 };
 

@@ -202,6 +202,7 @@ function staticOf(value: SqlValue | LeafType): StaticType {
       case 'decimal':
         return { c: 'dec', scale: value.scale ?? 0 };
       case 'real':
+      case 'number':
         return { c: 'real', scale: 0 };
       case 'text':
         return { c: 'text', scale: 0 };
@@ -247,6 +248,13 @@ function fromRow(value: unknown, type: LeafType): SqlValue {
     }
     case 'real':
       return real(typeof value === 'number' ? value : Number(value));
+    case 'number': {
+      if (typeof value === 'number') return Number.isInteger(value) ? int(BigInt(value)) : real(value);
+      if (typeof value === 'bigint') return int(value);
+      const d = typeof value === 'string' ? parseScaledDecimal(value) : undefined;
+      if (d === undefined) throw new MergeValueError(`cannot read ${showValue(value)} as a number`);
+      return dec(d);
+    }
     case 'text':
       return typeof value === 'string' ? text(value) : { t: 'other', v: value };
     case 'other':
@@ -305,6 +313,8 @@ function call(name: string, args: readonly SqlValue[], literalArgs: readonly (Sq
       if (a.t === 'dec') return int(name === 'FLOOR' ? D.floor(a.v) : D.ceil(a.v));
       return real(name === 'FLOOR' ? Math.floor(toDouble(a)) : Math.ceil(toDouble(a)));
     }
+    case 'MOD':
+      return arithmetic('MOD', a ?? null, b ?? null);
     case 'ROUND': {
       if (a === null || a === undefined) return null;
       const digitsValue = literalArgs[1] ?? b;

@@ -73,17 +73,34 @@ export class SqliteShardingQueryRunner extends SqliteBase {
     this.session = new ShardSession(mode);
   }
 
-  /** The shared SQLite runner is never released (as TypeORM's own SQLite runner). */
+  /**
+   * The shared SQLite runner is never released (as TypeORM's own SQLite runner), but, as
+   * TypeORM's, it forgets the tables it loaded for schema changes: raw DDL since may have
+   * changed them.
+   */
   override async release(): Promise<void> {
-    return undefined;
+    this.loadedTables = [];
+    this.clearSqlMemory();
   }
 
-  /** Migrations run with foreign keys off, on every shard (the base class talks to one connection). */
+  /**
+   * Migrations run with foreign keys off, on every shard. TypeORM's runner sets the pragma on
+   * its one connection; these reach every shard through the engine.
+   */
   override async beforeMigration(): Promise<void> {
-    await this.query('PRAGMA foreign_keys = OFF');
+    await this.engine.query('PRAGMA foreign_keys = OFF', [], this.session);
   }
 
   override async afterMigration(): Promise<void> {
-    await this.query('PRAGMA foreign_keys = ON');
+    await this.engine.query('PRAGMA foreign_keys = ON', [], this.session);
+  }
+
+  /**
+   * Schema reads of `getTable`, `hasColumn` … (`PRAGMA table_xinfo("t")`): TypeORM's runner
+   * asks its one connection directly; here the default shard answers, which holds every table.
+   */
+  protected override async loadPragmaRecords(tablePath: string, pragma: string): Promise<any> {
+    const [, tableName] = this.splitTablePath(tablePath);
+    return (await this.engine.query(`PRAGMA ${pragma}("${tableName}")`, [], this.session)).raw;
   }
 }

@@ -1,6 +1,7 @@
 import type PQueue from 'p-queue';
 import type { QueryResult } from 'typeorm';
 import type { PhysicalQueryEvent } from '../data-source/options.js';
+import type { PhysicalQueryLog } from '../log/physical-query-log.js';
 import { UnsupportedShardingError } from '../errors/index.js';
 import { executeStatements, type ExecutorSettings } from '../execute/executor.js';
 import { streamStatements } from '../execute/stream-statements.js';
@@ -35,6 +36,8 @@ export interface EngineSettings extends RouteSettings {
   readonly planCacheSize: number;
   readonly globalQueue: PQueue | undefined;
   readonly onPhysicalQuery: ((event: PhysicalQueryEvent) => void) | undefined;
+  /** Logs physical statements through the data source's logger; undefined when they are not logged. */
+  readonly logPhysical?: PhysicalQueryLog | undefined;
 }
 
 /** What `explain()` returns for one physical statement. */
@@ -69,7 +72,7 @@ export class ShardingEngine {
   ) {
     this.plans = new PlanCache(settings.planCacheSize);
     this.texts = new ParameterizeCache(dialect);
-    this.executor = { concurrency: settings.concurrency, globalQueue: settings.globalQueue, onPhysicalQuery: settings.onPhysicalQuery };
+    this.executor = { concurrency: settings.concurrency, globalQueue: settings.globalQueue, onPhysicalQuery: settings.onPhysicalQuery, logPhysical: settings.logPhysical };
   }
 
   /** Plan-cache counters. */

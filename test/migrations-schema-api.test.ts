@@ -79,8 +79,9 @@ class AddRegionLink1700000000002 implements MigrationInterface {
     await q.createIndex('accounts', new TableIndex({ name: 'IDX_accounts_owner', columnNames: ['owner'] }));
     await q.createForeignKey('accounts', new TableForeignKey({ name: 'FK_accounts_region', columnNames: ['regionId'], referencedTableName: 'regions', referencedColumnNames: ['id'] }));
     const table = await q.getTable('accounts');
-    if (!table?.findColumnByName('regionId') || !(await q.hasColumn('accounts', 'regionId')) || !(await q.hasTable('regions'))) {
-      throw new Error('getTable / hasColumn / hasTable do not see the new schema');
+    const tables = await q.getTables(['accounts', 'regions']);
+    if (!table?.findColumnByName('regionId') || !(await q.hasColumn('accounts', 'regionId')) || !(await q.hasTable('regions')) || tables.length !== 2) {
+      throw new Error('getTable / getTables / hasColumn / hasTable do not see the new schema');
     }
   }
   async down(q: QueryRunner): Promise<void> {

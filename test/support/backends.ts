@@ -26,6 +26,8 @@ export async function openFixture(
   shardCount: number,
   sharding: ShardingOptions = {},
   extra: Record<string, unknown> = {},
+  /** Options of the plain data source only (e.g. its own logger). */
+  plainExtra: Record<string, unknown> = {},
 ): Promise<Fixture> {
   const physical: PhysicalQueryEvent[] = [];
   const onPhysicalQuery = (e: PhysicalQueryEvent) => {
@@ -45,7 +47,7 @@ export async function openFixture(
       sharding: { ...sharding, onPhysicalQuery },
       ...extra,
     });
-    plainOptions = { type: 'better-sqlite3', database: ':memory:', entities, synchronize: true };
+    plainOptions = { type: 'better-sqlite3', database: ':memory:', entities, synchronize: true, ...plainExtra } as DataSourceOptions;
   } else {
     await createDatabases([...names, `${prefix}_plain`]);
     sharded = new ShardedDataSource({
@@ -58,7 +60,7 @@ export async function openFixture(
       sharding: { ...sharding, onPhysicalQuery },
       ...extra,
     } as never);
-    plainOptions = { type: 'mariadb', host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: '', database: `${prefix}_plain`, entities, synchronize: true };
+    plainOptions = { type: 'mariadb', host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: '', database: `${prefix}_plain`, entities, synchronize: true, ...plainExtra } as DataSourceOptions;
   }
   await sharded.initialize();
   const plain = await new DataSource(plainOptions).initialize();

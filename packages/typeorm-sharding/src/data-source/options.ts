@@ -1,5 +1,6 @@
 import type { MysqlDataSourceOptions } from 'typeorm/driver/mysql/MysqlDataSourceOptions.js';
 import type { BetterSqlite3DataSourceOptions } from 'typeorm/driver/better-sqlite3/BetterSqlite3DataSourceOptions.js';
+import type { PhysicalQueryLogLevel } from '../log/physical-query-log.js';
 
 /** One physical statement as it ran on a shard, reported through `onPhysicalQuery`. */
 export interface PhysicalQueryEvent {
@@ -63,6 +64,19 @@ export interface ShardingOptions {
   readonly combinePerServer?: boolean;
   /** Called after every physical statement (success or failure). Keep it cheap: it runs on the query path. */
   readonly onPhysicalQuery?: (event: PhysicalQueryEvent) => void;
+  /**
+   * Whether and how physical statements are logged through the data source's `logger`. Each
+   * logical statement is always logged as TypeORM logs it (`logging`, custom loggers,
+   * `maxQueryExecutionTime`); this adds one entry per statement a shard ran:
+   * - `false`: none;
+   * - `'query'`: as TypeORM logs a statement (`logQuery`, `logQueryError`, `logQuerySlow` against
+   *   `maxQueryExecutionTime`), the SQL prefixed with `/* shard <name> *\/`, so that
+   *   `logging: ['query']` shows both levels and `logging: ['error']` the failed shard statements;
+   * - `'log'`, `'info'`, `'warn'`: one `logger.log(level, …)` line per statement with the shard, the
+   *   duration and the row count (shown when `logging` includes that level).
+   * @default false
+   */
+  readonly logPhysicalQueries?: PhysicalQueryLogLevel;
 }
 
 /** Connection options of one shard: a name plus the TypeORM options that differ per shard. */

@@ -24,6 +24,8 @@ export function validateShards(options: ShardedDataSourceOptions): void {
   }
 }
 
+const PHYSICAL_LOG_LEVELS: readonly unknown[] = [false, 'query', 'log', 'info', 'warn'];
+
 function positiveInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
@@ -42,6 +44,9 @@ export function resolveShardingOptions(options: ShardingOptions = {}): EngineSet
   }
   if (options.onPhysicalQuery !== undefined && typeof options.onPhysicalQuery !== 'function') {
     throw new ShardingConfigError('sharding.onPhysicalQuery must be a function.');
+  }
+  if (options.logPhysicalQueries !== undefined && !PHYSICAL_LOG_LEVELS.includes(options.logPhysicalQueries)) {
+    throw new ShardingConfigError(`sharding.logPhysicalQueries must be false, 'query', 'log', 'info' or 'warn'; got ${JSON.stringify(options.logPhysicalQueries)}.`);
   }
   const planCacheSize = options.planCacheSize === 0 ? 0 : positiveInteger('planCacheSize', options.planCacheSize, 1000);
   return {

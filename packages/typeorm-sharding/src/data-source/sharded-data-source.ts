@@ -11,6 +11,9 @@ import { resolveShardingRules, type ShardingRules } from '../rules/index.js';
 import type { ShardConnectionOptions, ShardedDataSourceOptions } from './options.js';
 import { resolveShardingOptions, validateShards } from './resolve-options.js';
 import { MysqlShardingQueryRunner, SqliteShardingQueryRunner } from './sharding-query-runner.js';
+import { detachDriverConnections } from './detached-driver.js';
+import { physicalQueryLog } from '../log/physical-query-log.js';
+import { ShardLogger } from '../log/shard-logger.js';
 
 /** Schema steps the ShardedDataSource drives itself, so neither its base nor a shard may run them on its own. */
 const DRIVEN_BY_SHARDED_SOURCE = { synchronize: false, migrationsRun: false, dropSchema: false };
@@ -34,6 +37,7 @@ export class ShardedDataSource extends DataSource {
   private engine: ShardingEngine | undefined;
   private rules: ShardingRules | undefined;
   private sqliteRunner: SqliteShardingQueryRunner | undefined;
+  private shardLoggers: ShardLogger[] = [];
 
   constructor(options: ShardedDataSourceOptions) {
     let configError: ShardingError | undefined;
@@ -48,10 +52,12 @@ export class ShardedDataSource extends DataSource {
     const first = Array.isArray(shards) && shards[0] ? withoutName(shards[0]) : {};
     const baseType = ['mysql', 'mariadb', 'better-sqlite3'].includes(String(base.type)) ? base.type : 'better-sqlite3';
     // The base DataSource gets the default shard's options so that its driver speaks the right
-    // dialect; that driver is never connected — statements go through the shard DataSources.
+    // dialect; that driver is never connected — statements go through the shard DataSources
+    // (see detachDriverConnections for what `ds.driver` answers).
     super({ ...base, ...first, type: baseType, database: (first as { database?: string }).database ?? base.database ?? ':memory:', ...DRIVEN_BY_SHARDED_SOURCE } as unknown as DataSourceOptions);
     this.shardedOptions = options;
     this.configError = configError;
+    detachDriverConnections(this.driver, baseType === 'better-sqlite3' ? 'sqlite' : 'mysql', (mode) => this.createQueryRunner(mode));
   }
 
   /** Names of the shards, in configuration order (the first is the default shard). */
@@ -116,7 +122,8 @@ export class ShardedDataSource extends DataSource {
     if (this.isInitialized) throw new ShardingConfigError('This ShardedDataSource is already initialised.');
     const settings = resolveShardingOptions(this.shardedOptions.sharding);
     const { shards, sharding: _s, ...base } = this.shardedOptions as ShardedDataSourceOptions & Record<string, unknown>;
-    this.shardSources = shards.map((shard) => new DataSource({ ...base, ...withoutName(shard), ...SHARD_ONLY } as unknown as DataSourceOptions));
+    this.shardLoggers = shards.map((shard) => new ShardLogger(() => this.logger, shard.name));
+    this.shardSources = shards.map((shard, i) => new DataSource({ ...base, ...withoutName(shard), ...SHARD_ONLY, logger: this.shardLoggers[i] } as unknown as DataSourceOptions));
 
     const outcomes = await Promise.allSettled(this.shardSources.map((ds) => ds.initialize()));
     const failed = outcomes.map((o, i) => ({ o, i })).filter((x) => x.o.status === 'rejected');
@@ -135,7 +142,8 @@ export class ShardedDataSource extends DataSource {
       this.rules = resolveShardingRules(this.entityMetadatas, this.shardNames, (m, p) => this.normalizedTypeOf(m, p));
       this.targets = this.shardSources.map((ds, i) => dataSourceTarget(shards[i]!.name, i, ds));
       const servers = this.dialect === 'mysql' && this.shardedOptions.sharding?.combinePerServer ? serverGroupsOf(this.shardedOptions) : undefined;
-      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, { ...settings, servers });
+      const logPhysical = physicalQueryLog(() => this.logger, this.shardedOptions.sharding?.logPhysicalQueries ?? false, this.shardedOptions.maxQueryExecutionTime);
+      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, { ...settings, servers, logPhysical });
       Object.assign(this, { isInitialized: true });
       if (this.shardedOptions.dropSchema) await this.dropDatabase();
       if (this.shardedOptions.migrationsRun) await this.runMigrations({ transaction: this.shardedOptions.migrationsTransactionMode });
@@ -156,7 +164,7 @@ export class ShardedDataSource extends DataSource {
   override async synchronize(dropBeforeSync = false): Promise<void> {
     this.requireEngine();
     if (dropBeforeSync) await this.dropDatabase();
-    await Promise.all(this.shardSources.map(async (ds, index) => {
+    await this.loggingShardQueries(() => Promise.all(this.shardSources.map(async (ds, index) => {
       const keep = this.entityMetadatas.filter((m) => index === 0 || this.rules!.distributionOf(m.tableName) !== 'unsharded');
       const own = ds.entityMetadatas.filter((m) => keep.some((k) => k.tableName === m.tableName));
       Object.assign(ds, { entityMetadatas: own, entityMetadatasMap: new Map(own.map((m) => [m.target, m])) });
@@ -168,12 +176,25 @@ export class ShardedDataSource extends DataSource {
           cause,
         });
       }
-    }));
+    })));
   }
 
   /** Drops every table on every shard. */
   override async dropDatabase(): Promise<void> {
-    await Promise.all(this.shardSources.map((ds) => ds.dropDatabase()));
+    await this.loggingShardQueries(() => Promise.all(this.shardSources.map((ds) => ds.dropDatabase())));
+  }
+
+  /**
+   * Runs schema work that goes through the shards' own runners with their statements logged
+   * (as a plain DataSource logs its synchronize): there is no logical statement to log instead.
+   */
+  private async loggingShardQueries<T>(work: () => Promise<T>): Promise<T> {
+    for (const logger of this.shardLoggers) logger.forwardQueries = true;
+    try {
+      return await work();
+    } finally {
+      for (const logger of this.shardLoggers) logger.forwardQueries = false;
+    }
   }
 
   /** Closes every shard connection. */

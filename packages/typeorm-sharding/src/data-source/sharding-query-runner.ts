@@ -6,6 +6,7 @@ import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSq
 import { Readable } from 'node:stream';
 import type { ShardingEngine } from '../engine/sharding-engine.js';
 import { ShardSession } from '../session/shard-session.js';
+import { loggedParameters, withQueryLogging } from '../log/logical-query-log.js';
 
 type AnyRunnerClass = abstract new (...args: any[]) => QueryRunner & { isReleased: boolean };
 
@@ -22,12 +23,14 @@ function withSharding<T extends AnyRunnerClass>(Base: T) {
 
     override async query(sql: string, parameters?: any[], useStructuredResult = false): Promise<any> {
       if (this.isReleased) throw new QueryRunnerAlreadyReleasedError();
-      const result: QueryResult = await this.engine.query(sql, parameters, this.session);
+      const result: QueryResult = await withQueryLogging(this, this.engine.dialect, sql, parameters, () => this.engine.query(sql, parameters, this.session));
       return useStructuredResult ? result : result.raw;
     }
 
     override async stream(sql: string, parameters?: any[], onEnd?: (...args: any[]) => void, onError?: (...args: any[]) => void): Promise<any> {
       if (this.isReleased) throw new QueryRunnerAlreadyReleasedError();
+      // As TypeORM's MySQL runner: the statement is logged when the stream opens.
+      this.dataSource.logger.logQuery(sql, loggedParameters(this.engine.dialect, parameters), this);
       try {
         const stream = Readable.from(await this.engine.stream(sql, parameters, this.session));
         if (onEnd) stream.on('end', onEnd);
@@ -60,7 +63,7 @@ export class MysqlShardingQueryRunner extends MysqlBase {
   readonly session: ShardSession;
   constructor(driver: MysqlDriver, mode: ReplicationMode, readonly engine: ShardingEngine) {
     super(driver, mode);
-    this.session = new ShardSession(mode);
+    this.session = new ShardSession(mode, this);
   }
 }
 
@@ -70,20 +73,38 @@ export class SqliteShardingQueryRunner extends SqliteBase {
   constructor(driver: BetterSqlite3Driver, mode: ReplicationMode, readonly engine: ShardingEngine) {
     super(driver);
     this.mode = mode;
-    this.session = new ShardSession(mode);
+    this.session = new ShardSession(mode, this);
   }
 
-  /** The shared SQLite runner is never released (as TypeORM's own SQLite runner). */
+  /**
+   * The shared SQLite runner is never released (as TypeORM's own SQLite runner), but, as
+   * TypeORM's, it forgets the tables it loaded for schema changes: raw DDL since may have
+   * changed them.
+   */
   override async release(): Promise<void> {
-    return undefined;
+    this.loadedTables = [];
+    this.clearSqlMemory();
   }
 
-  /** Migrations run with foreign keys off, on every shard (the base class talks to one connection). */
+  /**
+   * Migrations run with foreign keys off, on every shard. TypeORM's runner sets the pragma on
+   * its one connection without logging it; so do these (through the engine, unlogged).
+   */
   override async beforeMigration(): Promise<void> {
-    await this.query('PRAGMA foreign_keys = OFF');
+    await this.engine.query('PRAGMA foreign_keys = OFF', [], this.session);
   }
 
   override async afterMigration(): Promise<void> {
-    await this.query('PRAGMA foreign_keys = ON');
+    await this.engine.query('PRAGMA foreign_keys = ON', [], this.session);
+  }
+
+  /**
+   * Schema reads of `getTable`, `hasColumn` … (`PRAGMA table_xinfo("t")`): TypeORM's runner
+   * asks its one connection directly; here the default shard answers, which holds every table.
+   * Unlogged, as TypeORM's.
+   */
+  protected override async loadPragmaRecords(tablePath: string, pragma: string): Promise<any> {
+    const [, tableName] = this.splitTablePath(tablePath);
+    return (await this.engine.query(`PRAGMA ${pragma}("${tableName}")`, [], this.session)).raw;
   }
 }

@@ -1,6 +1,7 @@
 import type PQueue from 'p-queue';
 import type { QueryResult } from 'typeorm';
 import type { PhysicalQueryEvent } from '../data-source/options.js';
+import type { PhysicalQueryLog } from '../log/physical-query-log.js';
 import { UnsupportedShardingError } from '../errors/index.js';
 import { executeStatements, type ExecutorSettings } from '../execute/executor.js';
 import { streamStatements } from '../execute/stream-statements.js';
@@ -9,11 +10,12 @@ import { buildMerge, collectRows, type MergeSpec, type Row } from '../merge/inde
 import { ParameterizeCache, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
-import type { Plan, SelectPlan, WritePlan } from '../plan/plan.js';
+import type { Plan, SelectPlan, WhereExistsPlan, WritePlan } from '../plan/plan.js';
 import { rewriteUnit } from '../rewrite/rewrite-select.js';
 import { qualifyTables } from '../rewrite/qualify-tables.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import { checkKeyAssignment, routeByKey, type RouteSettings } from '../route/index.js';
+import { schemaObjectProbe } from '../route/schema-object-probe.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { insertRowsOf } from '../write/insert-rows.js';
@@ -35,6 +37,8 @@ export interface EngineSettings extends RouteSettings {
   readonly planCacheSize: number;
   readonly globalQueue: PQueue | undefined;
   readonly onPhysicalQuery: ((event: PhysicalQueryEvent) => void) | undefined;
+  /** Logs physical statements through the data source's logger; undefined when they are not logged. */
+  readonly logPhysical?: PhysicalQueryLog | undefined;
 }
 
 /** What `explain()` returns for one physical statement. */
@@ -48,7 +52,8 @@ export interface ExplainedStatement {
 type Work =
   | { readonly kind: 'session'; readonly plan: Extract<Plan, { kind: 'session' }> }
   | { readonly kind: 'rows'; readonly statements: readonly PhysicalStatement[]; readonly merge: MergeSpec | undefined; readonly plan?: SelectPlan }
-  | { readonly kind: 'writes'; readonly statements: readonly PhysicalStatement[]; readonly sequential: boolean };
+  | { readonly kind: 'writes'; readonly statements: readonly PhysicalStatement[]; readonly sequential: boolean }
+  | { readonly kind: 'where-exists'; readonly plan: WhereExistsPlan; readonly statement: PhysicalStatement };
 
 /**
  * The pipeline of DESIGN.md §2 wired together: parameterize → plan cache → route → rewrite →
@@ -68,7 +73,7 @@ export class ShardingEngine {
   ) {
     this.plans = new PlanCache(settings.planCacheSize);
     this.texts = new ParameterizeCache(dialect);
-    this.executor = { concurrency: settings.concurrency, globalQueue: settings.globalQueue, onPhysicalQuery: settings.onPhysicalQuery };
+    this.executor = { concurrency: settings.concurrency, globalQueue: settings.globalQueue, onPhysicalQuery: settings.onPhysicalQuery, logPhysical: settings.logPhysical };
   }
 
   /** Plan-cache counters. */
@@ -82,6 +87,9 @@ export class ShardingEngine {
     if (work.kind === 'session') {
       await session.control({ sql, parameters: parameters ?? [] }, work.plan.control);
       return rowsResult([]);
+    }
+    if (work.kind === 'where-exists') {
+      return writesResult(await this.runSequentially(await this.shardsHolding(work, session), session), this.dialect);
     }
     if (work.statements.length === 0) return work.kind === 'rows' ? rowsResult([]) : writesResult([rowsResult([])], this.dialect);
     if (work.kind === 'rows' && !session.inTransaction) work = this.combined(work);
@@ -128,6 +136,8 @@ export class ShardingEngine {
   explain(sql: string, parameters: readonly unknown[] = []): ExplainedStatement[] {
     const planned = this.plan(sql, parameters);
     if (planned.kind === 'session') return [];
+    // Which shards hold the object is known only at run time: every shard is a candidate.
+    if (planned.kind === 'where-exists') return this.targets.map((t) => ({ shard: t.name, sql, parameters }));
     const work = planned.kind === 'rows' ? this.combined(planned) : planned;
     return work.statements.map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters }));
   }
@@ -143,6 +153,8 @@ export class ShardingEngine {
         return { kind: 'rows', statements: [same(0)], merge: undefined };
       case 'all-shards':
         return { kind: 'writes', statements: this.targets.map((t) => same(t.index)), sequential: true };
+      case 'where-exists':
+        return { kind: 'where-exists', plan, statement: same(0) };
       case 'insert': {
         const rule = this.rules.ruleOf(plan.table)!;
         const rows = insertRowsOf(p, this.dialect);
@@ -232,6 +244,19 @@ export class ShardingEngine {
       out.push({ shard: group[0]!.shard, sql: parts.map((q) => `(${q.sql})`).join(' UNION ALL '), parameters: group.flatMap((s) => s.parameters) });
     }
     return out;
+  }
+
+  /**
+   * The statement of a `where-exists` plan for each shard that holds its object (asked with one
+   * probe per shard), or for the default shard when none does, so that the database answers
+   * as it would alone: its own "no such index" error, or nothing for `IF EXISTS`.
+   */
+  private async shardsHolding(work: Extract<Work, { kind: 'where-exists' }>, session: ShardSession): Promise<PhysicalStatement[]> {
+    const probe = schemaObjectProbe(this.dialect, work.plan.object, work.plan.name);
+    const probes = this.targets.map((t) => ({ shard: t.index, sql: probe.sql, parameters: probe.parameters }));
+    const found = await executeStatements(probes, this.targets, session, this.executor);
+    const holding = this.targets.filter((t, i) => (found[i]!.records?.length ?? 0) > 0).map((t) => t.index);
+    return (holding.length > 0 ? holding : [0]).map((shard) => ({ ...work.statement, shard }));
   }
 
   private async runSequentially(statements: readonly PhysicalStatement[], session: ShardSession): Promise<QueryResult[]> {

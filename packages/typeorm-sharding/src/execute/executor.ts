@@ -2,6 +2,7 @@ import PQueue from 'p-queue';
 import type { QueryResult } from 'typeorm';
 import { ShardQueryError } from '../errors/index.js';
 import type { PhysicalQueryEvent } from '../data-source/options.js';
+import type { PhysicalQueryLog } from '../log/physical-query-log.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';
 import type { ShardTarget } from './shard-target.js';
@@ -13,6 +14,14 @@ export interface ExecutorSettings {
   /** Shared cap across logical statements, or undefined for none. */
   readonly globalQueue: PQueue | undefined;
   readonly onPhysicalQuery: ((event: PhysicalQueryEvent) => void) | undefined;
+  /** Logs physical statements through the data source's logger (`sharding.logPhysicalQueries`). */
+  readonly logPhysical?: PhysicalQueryLog | undefined;
+}
+
+/** Hands one physical statement's event to the listener and the log, when there are any. */
+export function reportPhysical(settings: ExecutorSettings, session: ShardSession, event: PhysicalQueryEvent): void {
+  settings.onPhysicalQuery?.(event);
+  settings.logPhysical?.(event, session.owner);
 }
 
 /**
@@ -63,8 +72,8 @@ function runGuarded(statement: PhysicalStatement, targets: readonly ShardTarget[
 }
 
 async function runOne(statement: PhysicalStatement, target: ShardTarget, session: ShardSession, settings: ExecutorSettings): Promise<QueryResult> {
-  const listener = settings.onPhysicalQuery;
-  const started = listener ? performance.now() : 0;
+  const observed = settings.onPhysicalQuery !== undefined || settings.logPhysical !== undefined;
+  const started = observed ? performance.now() : 0;
   // Inside a transaction the statement runs on the shard's pinned connection; outside, on any.
   const runner = session.inTransaction ? await session.acquire(target) : undefined;
   // SQLite's one connection per shard serves the transaction too, and reads integers exactly when asked.
@@ -73,23 +82,27 @@ async function runOne(statement: PhysicalStatement, target: ShardTarget, session
     const result = direct
       ? await target.execute(statement.sql, statement.parameters, session.mode, { exactIntegers: statement.exactIntegers })
       : ((await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult);
-    listener?.({
-      shard: target.name,
-      sql: statement.sql,
-      parameters: statement.parameters,
-      durationMs: performance.now() - started,
-      rowCount: result.records?.length ? result.records.length : (result.affected ?? 0),
-    });
+    if (observed) {
+      reportPhysical(settings, session, {
+        shard: target.name,
+        sql: statement.sql,
+        parameters: statement.parameters,
+        durationMs: performance.now() - started,
+        rowCount: result.records?.length ? result.records.length : (result.affected ?? 0),
+      });
+    }
     return result;
   } catch (cause) {
-    listener?.({
-      shard: target.name,
-      sql: statement.sql,
-      parameters: statement.parameters,
-      durationMs: performance.now() - started,
-      rowCount: 0,
-      error: cause,
-    });
+    if (observed) {
+      reportPhysical(settings, session, {
+        shard: target.name,
+        sql: statement.sql,
+        parameters: statement.parameters,
+        durationMs: performance.now() - started,
+        rowCount: 0,
+        error: cause,
+      });
+    }
     const reason = (cause as { driverError?: { message?: string }; message?: string })?.driverError?.message ?? (cause as Error)?.message;
     throw new ShardQueryError(`Shard ${target.name} failed: ${reason}\n  physical SQL: ${statement.sql}`, {
       shard: target.name,

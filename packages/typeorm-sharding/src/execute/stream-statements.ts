@@ -4,7 +4,7 @@ import { ShardQueryError } from '../errors/index.js';
 import type { Row } from '../merge/index.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';
-import type { ExecutorSettings } from './executor.js';
+import { reportPhysical, type ExecutorSettings } from './executor.js';
 import type { ShardTarget } from './shard-target.js';
 
 /**
@@ -33,7 +33,7 @@ async function* streamOne(statement: PhysicalStatement, target: ShardTarget, ses
   let rows = 0;
   let ended = false;
   const fail = (cause: unknown): ShardQueryError => {
-    settings.onPhysicalQuery?.({ shard: target.name, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows, error: cause });
+    reportPhysical(settings, session, { shard: target.name, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows, error: cause });
     const reason = (cause as Error)?.message;
     return new ShardQueryError(`Shard ${target.name} failed: ${reason}\n  physical SQL: ${statement.sql}`, {
       shard: target.name,
@@ -51,7 +51,7 @@ async function* streamOne(statement: PhysicalStatement, target: ShardTarget, ses
       yield row as Row;
     }
     ended = true;
-    settings.onPhysicalQuery?.({ shard: target.name, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows });
+    reportPhysical(settings, session, { shard: target.name, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows });
   } catch (cause) {
     ended = true;
     throw fail(cause);

@@ -3,10 +3,13 @@ import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
 import { insertHeadOf } from '../write/insert-rows.js';
 import type { Plan } from './plan.js';
+import { insertSelectPlan } from './table-rebuild.js';
 
 /** Plans an INSERT / REPLACE: where its rows go is decided per row at route time. */
 export function analyzeInsert(p: ParameterizedSql, rules: ShardingRules, dialect: SqlDialect): Plan {
   const head = insertHeadOf(p.sql, dialect);
+  const copy = head.fromSelect ? insertSelectPlan(p.sql, dialect, head, rules) : undefined;
+  if (copy) return copy;
   const rule = rules.ruleOf(head.table);
   if (!rule || rule.distribution === 'unsharded') return { kind: 'default-shard', reason: 'insert into an unsharded table' };
   if (rule.distribution === 'broadcast') {

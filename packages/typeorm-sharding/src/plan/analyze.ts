@@ -3,6 +3,7 @@ import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { TransactionControl } from '../session/shard-session.js';
 import { parseStatement, type ParserSyntaxError } from './from-parser.js';
+import { analyzeDdl, analyzePragma } from './analyze-ddl.js';
 import { analyzeInsert } from './analyze-insert.js';
 import { analyzeSelect } from './analyze-select.js';
 import { analyzeWrite } from './analyze-write.js';
@@ -20,13 +21,12 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
   if (control) return { kind: 'session', control };
 
   const verb = p.verb;
+  if (DDL_VERBS.has(verb)) return analyzeDdl(p, rules, dialect);
+  if (verb === 'PRAGMA') return analyzePragma(p, dialect);
   // Statements that name no sharded or broadcast table need no parsing: default shard as is.
-  const distributed = mentionsDistributedTable(p.parserSql, rules);
-  if (!distributed && verb !== 'PRAGMA') return { kind: 'default-shard', reason: 'names no sharded or broadcast table' };
+  if (!mentionsDistributedTable(p.sql, dialect, rules)) return { kind: 'default-shard', reason: 'names no sharded or broadcast table' };
 
   if (verb === 'INSERT' || verb === 'REPLACE') return analyzeInsert(p, rules, dialect);
-  if (DDL_VERBS.has(verb)) return { kind: 'all-shards', reason: 'DDL of a sharded or broadcast table' };
-  if (verb === 'PRAGMA') return { kind: 'all-shards', reason: 'PRAGMA applies per database' };
 
   if (verb === 'SELECT' || verb === 'WITH' || verb === 'UPDATE' || verb === 'DELETE') {
     let ast;

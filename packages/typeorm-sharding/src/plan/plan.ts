@@ -8,6 +8,7 @@ import type { MergeSpec } from '../merge/index.js';
 import type { CompiledExpression } from '../merge/evaluate/compile.js';
 import type { PrintedSql } from './print-sql.js';
 import type { PlannedComputation } from './select-merge.js';
+import type { SchemaObjectKind } from './ddl-target.js';
 
 /** Where a table's rows live. */
 export type TableDistribution = 'sharded' | 'broadcast' | 'unsharded';
@@ -131,6 +132,18 @@ export interface AllShardsPlan {
   readonly reason: string;
 }
 
+/**
+ * DDL on a schema object named without its table (SQLite's `DROP INDEX i`, `DROP TRIGGER t`,
+ * `DROP VIEW v`): it runs, one shard after the other, on every shard that holds the object.
+ * Which shards those are is asked at run time; when none does, the default shard runs it so
+ * that the database answers as it would alone (its own error, or nothing for `IF EXISTS`).
+ */
+export interface WhereExistsPlan {
+  readonly kind: 'where-exists';
+  readonly object: SchemaObjectKind;
+  readonly name: string;
+}
+
 /** Transaction control, handled by the session. */
 export interface SessionPlan {
   readonly kind: 'session';
@@ -138,4 +151,4 @@ export interface SessionPlan {
 }
 
 /** Everything the planner can decide. Each stage handles every kind (see `route`). */
-export type Plan = SelectPlan | InsertPlan | WritePlan | DefaultShardPlan | AllShardsPlan | SessionPlan;
+export type Plan = SelectPlan | InsertPlan | WritePlan | DefaultShardPlan | AllShardsPlan | WhereExistsPlan | SessionPlan;

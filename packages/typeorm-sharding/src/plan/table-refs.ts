@@ -1,6 +1,8 @@
 import type { ShardingRules, TableRule } from '../rules/index.js';
 import type { SelectNode } from './sql-node.js';
 import { allSelectsOf } from './sql-tree.js';
+import type { SqlDialect } from '../parameterize/index.js';
+import { isIdentifier, statementTokens } from './statement-tokens.js';
 
 /** One table named in a FROM clause (any depth), with the select it belongs to. */
 export interface TableRef {
@@ -32,10 +34,14 @@ export function quotedIdentifiersOf(parserSql: string): string[] {
   return [...names];
 }
 
-/** True when the text names a sharded or broadcast table (as a quoted identifier). */
-export function mentionsDistributedTable(parserSql: string, rules: ShardingRules): boolean {
-  for (const name of quotedIdentifiersOf(parserSql)) {
-    if (rules.distributionOf(name) !== 'unsharded') return true;
+/**
+ * True when the statement names a sharded or broadcast table: any word or quoted identifier
+ * spelled like one, however it is quoted (`orders`, `` `orders` ``, `"orders"`, `orders(`).
+ * A column that happens to share a table's name only costs a parse; a table never slips by.
+ */
+export function mentionsDistributedTable(sql: string, dialect: SqlDialect, rules: ShardingRules): boolean {
+  for (const token of statementTokens(sql, dialect)) {
+    if (isIdentifier(token) && rules.distributionOf(token.text) !== 'unsharded') return true;
   }
   return false;
 }

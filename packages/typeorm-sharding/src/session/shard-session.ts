@@ -24,7 +24,11 @@ export class ShardSession {
   private readonly opening: SessionStatement[] = [];
   private readonly pinned = new Map<string, QueryRunner>();
 
-  constructor(readonly mode: ReplicationMode) {}
+  constructor(
+    readonly mode: ReplicationMode,
+    /** The QueryRunner this session belongs to: named in log lines of its physical statements. */
+    readonly owner?: QueryRunner,
+  ) {}
 
   /** True between BEGIN and COMMIT/ROLLBACK. */
   get inTransaction(): boolean {

@@ -6,6 +6,7 @@ import { innerSelectProblem, limitOf } from './select-clauses.js';
 import { shapeOf } from './shape-of.js';
 import { keyConditionOf } from './key-condition.js';
 import { mergeSpecOf } from './merge-spec-of.js';
+import { repeatedRowsProblem } from './repeated-rows.js';
 import type { Plan } from './plan.js';
 import { tableRefsOf } from './table-refs.js';
 import type { SqlDialect } from '../parameterize/index.js';
@@ -32,7 +33,7 @@ export function analyzeSelect(ast: AstNode, rules: ShardingRules, dialect: SqlDi
       { sql },
     );
   }
-  const keyAliases = bindShardedTables(ast, sharded, sql);
+  const keyAliases = bindShardedTables(ast, sharded, sql, rules);
 
   const home = primary.home;
   const homeTables = fromItemsOf(home);
@@ -50,7 +51,7 @@ export function analyzeSelect(ast: AstNode, rules: ShardingRules, dialect: SqlDi
   const condition = keyConditionOf(home.where, isKey, prunableLists);
 
   const { shape, derivedColumns, unmergeable } = shapeOf(ast, rules, dialect, keyAliases);
-  const innerProblem = innerSelectProblem(ast);
+  const innerProblem = innerSelectProblem(ast) ?? repeatedRowsProblem(ast, rules);
   return {
     kind: 'select',
     table: primary.name,

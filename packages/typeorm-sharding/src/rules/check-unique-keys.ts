@@ -50,10 +50,16 @@ export function checkUniqueKeys(rule: TableRule, uniquePerShard: readonly (strin
   const propertyOf = (column: string) => metadata.columns.find((c) => c.databaseName === column)?.propertyName ?? column;
   const described = unchecked.map((u) => `${u.label} (${u.columns.map(propertyOf).join(', ')})`);
   const entries = unchecked.map((u) => (u.columns.length === 1 ? `'${propertyOf(u.columns[0]!)}'` : `[${u.columns.map((c) => `'${propertyOf(c)}'`).join(', ')}]`));
+  const hints = unchecked.map((u) => {
+    const columns = [...u.columns.map(propertyOf), key.propertyName].map((c) => `'${c}'`).join(', ');
+    if (u.label === 'primary key') return `@PrimaryColumn() on "${key.propertyName}" too`;
+    if (u.label.startsWith('one-to-one')) return `join columns that include "${key.propertyName}"`;
+    return `@Unique([${columns}])`;
+  });
   throw new ShardingConfigError(
     `Entity ${name}: its ${described.join(' and its ')} ${unchecked.length === 1 ? 'does' : 'do'} not contain the shard key "${key.propertyName}". ` +
       'Each shard can only enforce a unique key on its own rows, so equal values on different shards would go in silently. ' +
-      `Either add "${key.propertyName}" to ${unchecked.length === 1 ? 'the key' : 'each key'} (for a primary key: @PrimaryColumn() on "${key.propertyName}" too), ` +
+      `Either add "${key.propertyName}" to ${unchecked.length === 1 ? 'the key' : 'each key'} (${hints.join('; ')}), ` +
       `or accept uniqueness per shard with @Sharded({ uniquePerShard: [${entries.join(', ')}] }) when the values are unique by construction (snowflake ids …) or duplicates across shards are acceptable. ` +
       'Generated uuid keys are accepted as they are; a global unique index across shards is not supported yet.',
   );

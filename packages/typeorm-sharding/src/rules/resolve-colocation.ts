@@ -41,10 +41,14 @@ export function resolveColocation(
     const declared = optionsOf(rule)?.colocateWith;
     if (declared === undefined || rule.distribution !== 'sharded') continue;
     const name = rule.metadata.name;
-    if (typeof declared !== 'function') {
-      throw new ShardingConfigError(`Entity ${name}: colocateWith must be a function returning the entity class, e.g. @Sharded({ colocateWith: () => Order }).`);
+    const misuse = `Entity ${name}: colocateWith must be a function returning the entity class, e.g. @Sharded({ colocateWith: () => Order }).`;
+    if (typeof declared !== 'function') throw new ShardingConfigError(misuse);
+    let target: unknown;
+    try {
+      target = declared();
+    } catch (cause) {
+      throw new ShardingConfigError(misuse, { cause }); // a class given itself cannot be called
     }
-    const target = declared();
     const other = byTarget.get(target);
     const targetName = typeof target === 'function' ? target.name : String(target);
     if (!other) throw new ShardingConfigError(`Entity ${name}: colocateWith names ${targetName}, which is not an entity of this data source; add it to \`entities\`.`);

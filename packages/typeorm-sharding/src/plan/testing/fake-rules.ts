@@ -3,7 +3,7 @@
  * write, engine.explain): no decorators, no DataSource, no database.
  */
 import { createAlgorithm, type KeyKind } from '../../algorithms/index.js';
-import { placementOf, ShardingRules, type TableRule } from '../../rules/index.js';
+import { placementOf, ShardingRules, type Colocation, type TableRule } from '../../rules/index.js';
 import type { TableDistribution } from '../plan.js';
 
 /** One table as a test declares it. */
@@ -75,7 +75,7 @@ export const SHOP_TABLES: readonly FakeTable[] = [
 ];
 
 /** Builds the rules of `tables` over `shardNames`; entity metadata is a minimal stub. */
-export function fakeRules(tables: readonly FakeTable[] = SHOP_TABLES, shardNames: readonly string[] = FOUR_SHARDS): ShardingRules {
+export function fakeRules(tables: readonly FakeTable[] = SHOP_TABLES, shardNames: readonly string[] = FOUR_SHARDS, colocation?: Colocation): ShardingRules {
   const rules: TableRule[] = tables.map((t) => {
     const name = t.entity ?? t.table;
     const target = { [name]: class {} }[name]!;
@@ -99,7 +99,7 @@ export function fakeRules(tables: readonly FakeTable[] = SHOP_TABLES, shardNames
       uniqueKeys,
     };
   });
-  return new ShardingRules(rules, shardNames);
+  return new ShardingRules(rules, shardNames, colocation);
 }
 
 /** Shard names `s0` … `s<n-1>`. */

@@ -25,10 +25,10 @@ export interface ShopData {
 }
 
 /** A deterministic shop: some users without orders, orders without items or labels, tags without products. */
-export function shopData(seed = 7): ShopData {
+export function shopData(seed = 7, userCount = 14): ShopData {
   const rand = prng(seed);
   const pick = <T>(xs: readonly T[], p: number): T[] => xs.filter(() => rand() < p);
-  const users = Array.from({ length: 14 }, (_, i) => i + 1);
+  const users = Array.from({ length: userCount }, (_, i) => i + 1);
   const tags = [1, 2, 3, 4, 5];
   const labels = [1, 2, 3, 4];
   const orders: ShopData['orders'] = [];

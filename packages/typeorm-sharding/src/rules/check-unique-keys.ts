@@ -18,8 +18,12 @@ export function checkUniqueKeys(rule: TableRule, uniquePerShard: readonly (strin
   const columnOf = (property: string) =>
     metadata.columns.find((c) => c.propertyName === property) ?? metadata.columns.find((c) => c.databaseName === property);
 
+  if (!Array.isArray(uniquePerShard)) throw new ShardingConfigError(`Entity ${name}: uniquePerShard must be an array of property names (an array of names for a composite key).`);
   const declared = uniquePerShard.map((entry) => {
-    const properties = typeof entry === 'string' ? [entry] : [...entry];
+    const properties = typeof entry === 'string' ? [entry] : Array.isArray(entry) && entry.every((p) => typeof p === 'string') ? [...entry] : undefined;
+    if (!properties || properties.length === 0) {
+      throw new ShardingConfigError(`Entity ${name}: uniquePerShard entry ${JSON.stringify(entry)} is neither a property name nor a non-empty array of property names.`);
+    }
     const columns = properties.map((p) => {
       const column = columnOf(p);
       if (!column) throw new ShardingConfigError(`Entity ${name}: uniquePerShard names "${p}", which is not a column of ${name}.`);
@@ -69,4 +73,3 @@ function isGeneratedUuid(rule: TableRule, column: string): boolean {
   const c = rule.metadata.columns.find((x) => x.databaseName === column);
   return c !== undefined && c.isGenerated && c.generationStrategy === 'uuid';
 }
-

@@ -56,8 +56,7 @@ function sharded(
     distribution: 'sharded',
     shardKey: { propertyName: column.propertyName, columnName: column.databaseName, kind: key.kind, algorithm: key.algorithm, placement: key.placement },
   };
-  const otherRule: TableRule = other ?? { tableName: relation.inverseEntityMetadata.tableName, distribution: 'unsharded', metadata: relation.inverseEntityMetadata, shardKey: undefined, uniqueKeys: [] };
-  return { rule, placement: { rule, home, homeColumns, other: otherRule, otherColumns } };
+  return { rule, placement: { rule, home, homeColumns, other, otherColumns } };
 }
 
 /** The owning many-to-many relation whose junction this is. */

@@ -11,8 +11,8 @@ export interface JunctionPlacement {
   readonly home: TableRule;
   /** The junction's columns that reference `home`. */
   readonly homeColumns: readonly ColumnMetadata[];
-  /** The other side of the relation. */
-  readonly other: TableRule;
+  /** The other side of the relation (undefined when it is no entity of the data source). */
+  readonly other: TableRule | undefined;
   /** The junction's columns that reference `other`. */
   readonly otherColumns: readonly ColumnMetadata[];
 }
@@ -95,7 +95,7 @@ export function resolveColocation(
   }
   for (const j of junctions) {
     link(j.rule, j.home, j.homeColumns);
-    if (j.other.distribution === 'sharded' && together(j.home, j.other)) link(j.rule, j.other, j.otherColumns);
+    if (j.other?.distribution === 'sharded' && together(j.home, j.other)) link(j.rule, j.other, j.otherColumns);
   }
   return new Colocation(groupOf, links);
 }

@@ -80,6 +80,11 @@ class AccountUnknownEntry {
   @PrimaryColumn('int') @ShardKey() userId!: number;
 }
 
+@Entity('u_accounts') @Sharded({ uniquePerShard: [5 as never, []] })
+class AccountBadEntry {
+  @PrimaryColumn('int') @ShardKey() userId!: number;
+}
+
 @Entity('u_avatars') @Broadcast()
 class Avatar {
   @PrimaryColumn('int') id!: number;
@@ -137,6 +142,7 @@ for (const driver of ['better-sqlite3', 'mysql'] as const) {
     it('refuses a uniquePerShard entry that matches no such key, or names no column', async () => {
       await refused([AccountStaleEntry], /uniquePerShard lists \(name\), but AccountStaleEntry has no unique key on exactly these columns/);
       await refused([AccountUnknownEntry], /uniquePerShard names "nope", which is not a column of AccountUnknownEntry/);
+      await refused([AccountBadEntry], /uniquePerShard entry 5 is neither a property name nor a non-empty array of property names/);
     });
     it('refuses a one-to-one join column without the shard key, saying what it is', async () => {
       await refused([ProfileOneToOne, Avatar], /Entity ProfileOneToOne: its one-to-one join column of "avatar" \(avatar\) does not contain the shard key "id"/, /uniquePerShard: \['avatar'\]/);

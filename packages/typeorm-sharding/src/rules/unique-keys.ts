@@ -25,4 +25,3 @@ export function uniqueKeysOf(metadata: EntityMetadata): UniqueKey[] {
   for (const i of metadata.indices) if (i.isUnique) add(i.columns.map((c) => c.databaseName), 'unique key');
   return keys;
 }
-

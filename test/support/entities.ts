@@ -25,9 +25,12 @@ export class Order {
   items!: OrderItem[];
 }
 
-/** Items of an order, sharded by their order id: a binding table of `orders`. */
+/**
+ * Items of an order, sharded by their order id: a binding table of `orders`. Item ids are
+ * assigned uniquely by the tests, so the primary key is declared unique per shard.
+ */
 @Entity('order_items')
-@Sharded()
+@Sharded({ uniquePerShard: ['id'] })
 export class OrderItem {
   @PrimaryColumn('bigint')
   id!: string;

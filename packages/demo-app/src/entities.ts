@@ -44,9 +44,13 @@ export class ModOrder {
   buyerId!: number;
 }
 
-/** A reply of the Atlas post-mortem: sharded by thread id, paged by time across shards. */
+/**
+ * A reply of the Atlas post-mortem: sharded by thread id, paged by time across shards. Reply
+ * ids are assigned by the demo, unique by construction, so the primary key (which does not
+ * contain the thread id) is declared unique per shard.
+ */
 @Entity('post_reply')
-@Sharded({ algorithm: 'mod' })
+@Sharded({ algorithm: 'mod', uniquePerShard: ['id'] })
 export class PostReply {
   @PrimaryColumn()
   id!: number;

@@ -9,6 +9,38 @@ export interface ShardedOptions {
    * @default 'hash' (CRC-32 of the canonical key into 1024 buckets, contiguous bucket ranges per shard)
    */
   readonly algorithm?: ShardingAlgorithmOption;
+  /**
+   * Unique keys that do not contain the shard key and that you accept as unique **per shard
+   * only**. The database of each shard enforces a unique key on its own rows, so without the
+   * shard key in it two shards can hold the same value; `initialize()` refuses such a key unless
+   * it is listed here (or is a generated uuid, unique by construction).
+   *
+   * Each entry names the columns of one unique key — the primary key, `@Unique`,
+   * `@Index({ unique: true })`, `@Column({ unique: true })` or a one-to-one join column — by
+   * property name: a string for one column, an array for a composite key. List a key here when
+   * its values are unique by construction (snowflake ids, ids assigned by one service) or when
+   * duplicates on different shards are acceptable.
+   *
+   * `INSERT … ON DUPLICATE KEY UPDATE` / `INSERT IGNORE` / `REPLACE` (MySQL fires them on any
+   * unique key) are refused on a table with such a key: the conflicting row may be on another shard.
+   * @default [] (every unique key must contain the shard key)
+   */
+  readonly uniquePerShard?: readonly (string | readonly string[])[];
+  /**
+   * Another `@Sharded()` entity whose related rows live on the same shard as this entity's
+   * (ShardingSphere's binding tables), e.g. order items sharded by `userId` like their orders.
+   * Joins and relations between co-located entities then run shard by shard when they join on
+   * the columns of a relation between them, even when those columns are not the shard key
+   * (items → orders on `orderId`), and foreign keys between them are accepted (each shard
+   * enforces them on its own rows).
+   *
+   * Both entities must have shard keys of the same type and the same algorithm (checked at
+   * `initialize()`). Co-location is your promise that related rows carry the same shard-key
+   * value; a foreign key between the two (or join columns that include the shard key) makes the
+   * database check it.
+   * @default undefined (not co-located with anything)
+   */
+  readonly colocateWith?: () => Function;
 }
 
 /**

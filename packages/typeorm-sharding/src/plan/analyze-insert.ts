@@ -1,6 +1,7 @@
 import { UnsupportedShardingError } from '../errors/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
-import type { ShardingRules } from '../rules/index.js';
+import { conflictProblem, type ShardingRules } from '../rules/index.js';
+import { conflictClausesOf } from '../write/conflict-clause.js';
 import { insertHeadOf } from '../write/insert-rows.js';
 import type { Plan } from './plan.js';
 import { insertSelectPlan } from './table-rebuild.js';
@@ -26,6 +27,11 @@ export function analyzeInsert(p: ParameterizedSql, rules: ShardingRules, dialect
       `INSERT into sharded table "${head.table}" must list the shard-key column "${keyColumn}" with a value for every row.`,
       { sql: p.sql, stage: 'write' },
     );
+  }
+  // Upserts (ON DUPLICATE KEY UPDATE, ON CONFLICT …, INSERT IGNORE, REPLACE) only see their own shard's rows.
+  for (const conflict of conflictClausesOf(p.sql, dialect)) {
+    const problem = conflictProblem(rule, conflict);
+    if (problem) throw new UnsupportedShardingError(problem, { sql: p.sql, stage: 'write' });
   }
   return { kind: 'insert', table: head.table, distribution: 'sharded', keyColumnIndex };
 }

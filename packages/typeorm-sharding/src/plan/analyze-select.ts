@@ -1,5 +1,6 @@
 import { UnsupportedShardingError } from '../errors/index.js';
 import type { ShardingRules } from '../rules/index.js';
+import { repeatedRowsProblem } from './repeated-rows.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import { bindShardedTables, safeSelectsOf } from './binding.js';
 import { keyConditionOf } from './key-condition.js';
@@ -31,7 +32,7 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
       { sql },
     );
   }
-  const keyAliases = bindShardedTables(ast, sharded, sql);
+  const keyAliases = bindShardedTables(ast, sharded, sql, rules);
 
   const home = primary.home;
   const homeTables = home.from;
@@ -48,7 +49,7 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
   const condition = keyConditionOf(home.where, isKey, prunableLists);
 
   const merge = planSelectMerge({ select: ast, rules, dialect, keyAliases });
-  const innerProblem = innerSelectProblem(ast);
+  const innerProblem = innerSelectProblem(ast) ?? repeatedRowsProblem(ast, rules);
   const unmergeable = merge.unmergeable ?? innerProblem;
   return {
     kind: 'select',

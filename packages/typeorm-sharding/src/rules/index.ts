@@ -1,2 +1,4 @@
-export { ShardingRules, type TableRule, type ShardKeyRule } from './table-rule.js';
-export { resolveShardingRules } from './resolve-rules.js';
+export { ShardingRules, type TableRule, type ShardKeyRule, type UniqueKey } from './table-rule.js';
+export { resolveShardingRules, placementOf } from './resolve-rules.js';
+export { Colocation, type ColumnPair, type ColocatedLink } from './colocation.js';
+export { conflictProblem, type ConflictHandling } from './conflict-target.js';

@@ -1,108 +1,130 @@
 import type { EntityMetadata } from 'typeorm';
-import { createAlgorithm, type KeyKind } from '../algorithms/index.js';
-import { getShardedOptions, getShardKeyProperties, isBroadcast } from '../decorators/index.js';
+import { createAlgorithm, DEFAULT_BUCKET_COUNT, type KeyKind, type ShardingAlgorithmOption } from '../algorithms/index.js';
+import { getShardedOptions, getShardKeyProperties, isBroadcast, type ShardedOptions } from '../decorators/index.js';
 import { ShardingConfigError } from '../errors/index.js';
+import { checkForeignKeys } from './check-foreign-keys.js';
+import { checkUniqueKeys } from './check-unique-keys.js';
+import { resolveJunctionRule } from './junction-rule.js';
+import { resolveColocation, type JunctionPlacement } from './resolve-colocation.js';
 import { ShardingRules, type TableRule } from './table-rule.js';
+import { uniqueKeysOf } from './unique-keys.js';
 
 const INTEGER_TYPES = new Set(['int', 'integer', 'bigint', 'smallint', 'tinyint', 'mediumint', 'int2', 'int4', 'int8']);
 const STRING_TYPES = new Set(['varchar', 'char', 'nvarchar', 'nchar', 'character varying', 'character', 'text', 'uuid', 'string', 'varchar2']);
 
 /**
  * Reads `@Sharded`, `@ShardKey` and `@Broadcast` off every entity of the data source and
- * checks them against TypeORM's metadata. Every mistake is reported with the entity's name,
- * before any connection is used for a query.
+ * checks them against TypeORM's metadata: junction tables follow their sharded side,
+ * co-location is validated, and unique keys and foreign keys must be enforceable per shard.
+ * Every mistake is reported with the entity's name, before any connection is used for a query.
  */
 export function resolveShardingRules(
   metadatas: readonly EntityMetadata[],
   shardNames: readonly string[],
   normalizeType: (metadata: EntityMetadata, propertyName: string) => string,
 ): ShardingRules {
-  const rules: TableRule[] = [];
+  const entityRules: TableRule[] = [];
+  const options = new Map<TableRule, ShardedOptions>();
+  const byMetadata = new Map<EntityMetadata, TableRule>();
   for (const metadata of metadatas) {
-    const target = metadata.target;
-    if (typeof target !== 'function') {
-      rules.push({ tableName: metadata.tableName, distribution: 'unsharded', metadata, shardKey: undefined });
-      continue;
-    }
-    const sharded = getShardedOptions(target);
-    const broadcast = isBroadcast(target);
-    const keys = getShardKeyProperties(target);
-    const name = metadata.name;
-
-    if (sharded && broadcast) {
-      throw new ShardingConfigError(`Entity ${name} is both @Sharded() and @Broadcast(); choose one.`);
-    }
-    if (!sharded) {
-      if (keys.length > 0) {
-        throw new ShardingConfigError(`Entity ${name} has @ShardKey() on "${keys.join('", "')}" but no @Sharded().`);
-      }
-      rules.push({ tableName: metadata.tableName, distribution: broadcast ? 'broadcast' : 'unsharded', metadata, shardKey: undefined });
-      continue;
-    }
-    if (keys.length === 0) {
-      throw new ShardingConfigError(`Entity ${name} is @Sharded() but has no @ShardKey() column.`);
-    }
-    if (keys.length > 1) {
-      throw new ShardingConfigError(`Entity ${name} has ${keys.length} shard keys ("${keys.join('", "')}"); exactly one @ShardKey() is allowed.`);
-    }
-    const propertyName = keys[0]!;
-    const column = metadata.columns.find((c) => c.propertyName === propertyName && !c.relationMetadata)
-      ?? metadata.columns.find((c) => c.propertyName === propertyName);
-    if (!column) {
-      throw new ShardingConfigError(`Entity ${name}: @ShardKey() property "${propertyName}" is not a column; add @Column() or @PrimaryColumn().`);
-    }
-    for (const generated of metadata.columns) {
-      if (generated.isPrimary && generated.isGenerated && generated.generationStrategy === 'increment') {
-        throw new ShardingConfigError(
-          `Entity ${name}: auto-increment primary key "${generated.propertyName}" on a sharded entity would give the same id on several shards; use application-assigned or uuid keys.`,
-        );
-      }
-    }
-    const kind = keyKindOf(normalizeType(metadata, propertyName));
-    if (!kind) {
-      throw new ShardingConfigError(`Entity ${name}: shard key "${propertyName}" has type "${normalizeType(metadata, propertyName)}"; only integer and string columns can be shard keys.`);
-    }
-    rules.push({
-      tableName: metadata.tableName,
-      distribution: 'sharded',
-      metadata,
-      shardKey: {
-        propertyName,
-        columnName: column.databaseName,
-        kind,
-        algorithm: createAlgorithm(sharded.algorithm ?? 'hash', shardNames, kind),
-      },
-    });
+    if (metadata.tableType === 'junction') continue;
+    const rule = resolveEntityRule(metadata, shardNames, normalizeType);
+    entityRules.push(rule);
+    byMetadata.set(metadata, rule);
+    const sharded = typeof metadata.target === 'function' ? getShardedOptions(metadata.target) : undefined;
+    if (sharded) options.set(rule, sharded);
   }
-  const result = new ShardingRules(rules, shardNames);
+  const junctionRules: TableRule[] = [];
+  const placements: JunctionPlacement[] = [];
+  for (const metadata of metadatas) {
+    if (metadata.tableType !== 'junction') continue;
+    const { rule, placement } = resolveJunctionRule(metadata, (m) => byMetadata.get(m));
+    junctionRules.push(rule);
+    if (placement) placements.push(placement);
+  }
+  const colocation = resolveColocation(entityRules, (rule) => options.get(rule), placements);
+  const result = new ShardingRules([...entityRules, ...junctionRules], shardNames, colocation);
+  for (const rule of entityRules) checkUniqueKeys(rule, options.get(rule)?.uniquePerShard);
   checkForeignKeys(metadatas, result);
   return result;
 }
 
-/**
- * A foreign key must be checkable inside one shard: from a sharded or broadcast table it may
- * point to a broadcast table, or to a sharded table through the shard keys of both (a binding
- * table). Anything else would need the referenced row on another shard.
- */
-function checkForeignKeys(metadatas: readonly EntityMetadata[], rules: ShardingRules): void {
-  for (const metadata of metadatas) {
-    const from = rules.ruleOf(metadata.tableName);
-    if (!from || from.distribution === 'unsharded') continue;
-    for (const fk of metadata.foreignKeys) {
-      const to = rules.ruleOf(fk.referencedEntityMetadata.tableName);
-      const toDistribution = to?.distribution ?? 'unsharded';
-      if (toDistribution === 'broadcast') continue;
-      const binding = from.distribution === 'sharded' && toDistribution === 'sharded'
-        && fk.columns.length === 1
-        && fk.columns[0]!.databaseName === from.shardKey!.columnName
-        && fk.referencedColumns[0]!.databaseName === to!.shardKey!.columnName;
-      if (binding) continue;
+function resolveEntityRule(
+  metadata: EntityMetadata,
+  shardNames: readonly string[],
+  normalizeType: (metadata: EntityMetadata, propertyName: string) => string,
+): TableRule {
+  const target = metadata.target;
+  const base = { tableName: metadata.tableName, metadata, uniqueKeys: uniqueKeysOf(metadata) };
+  if (typeof target !== 'function') return { ...base, distribution: 'unsharded', shardKey: undefined };
+  const sharded = getShardedOptions(target);
+  const broadcast = isBroadcast(target);
+  const keys = getShardKeyProperties(target);
+  const name = metadata.name;
+
+  if (sharded && broadcast) {
+    throw new ShardingConfigError(`Entity ${name} is both @Sharded() and @Broadcast(); choose one.`);
+  }
+  if (!sharded) {
+    if (keys.length > 0) {
+      throw new ShardingConfigError(`Entity ${name} has @ShardKey() on "${keys.join('", "')}" but no @Sharded().`);
+    }
+    return { ...base, distribution: broadcast ? 'broadcast' : 'unsharded', shardKey: undefined };
+  }
+  if (keys.length === 0) {
+    throw new ShardingConfigError(`Entity ${name} is @Sharded() but has no @ShardKey() column.`);
+  }
+  if (keys.length > 1) {
+    throw new ShardingConfigError(`Entity ${name} has ${keys.length} shard keys ("${keys.join('", "')}"); exactly one @ShardKey() is allowed.`);
+  }
+  const propertyName = keys[0]!;
+  const column = metadata.columns.find((c) => c.propertyName === propertyName && !c.relationMetadata)
+    ?? metadata.columns.find((c) => c.propertyName === propertyName);
+  if (!column) {
+    throw new ShardingConfigError(`Entity ${name}: @ShardKey() property "${propertyName}" is not a column; add @Column() or @PrimaryColumn().`);
+  }
+  for (const generated of metadata.columns) {
+    if (generated.isPrimary && generated.isGenerated && generated.generationStrategy === 'increment') {
       throw new ShardingConfigError(
-        `Entity ${metadata.name} (${from.distribution}) has a foreign key to ${fk.referencedEntityMetadata.name} (${toDistribution}) that cannot be enforced within one shard; ` +
-          `set createForeignKeyConstraints: false on the relation${from.distribution === 'sharded' && toDistribution === 'sharded' ? ', or join on the shard keys of both entities' : ''}.`,
+        `Entity ${name}: auto-increment primary key "${generated.propertyName}" on a sharded entity would give the same id on several shards; use application-assigned or uuid keys.`,
       );
     }
   }
+  const kind = keyKindOf(normalizeType(metadata, propertyName));
+  if (!kind) {
+    throw new ShardingConfigError(`Entity ${name}: shard key "${propertyName}" has type "${normalizeType(metadata, propertyName)}"; only integer and string columns can be shard keys.`);
+  }
+  const option = sharded.algorithm ?? 'hash';
+  return {
+    ...base,
+    distribution: 'sharded',
+    shardKey: {
+      propertyName,
+      columnName: column.databaseName,
+      kind,
+      algorithm: createAlgorithm(option, shardNames, kind),
+      placement: placementOf(option, kind),
+    },
+  };
+}
+
+const functionIds = new WeakMap<Function, number>();
+let functionCount = 0;
+
+/**
+ * A text that is equal for two keys exactly when the same value lands on the same shard under
+ * both: the algorithm with its parameters, and the key kind (integer keys are canonicalised as
+ * numbers, string keys byte for byte). A function algorithm is equal only to itself.
+ */
+export function placementOf(option: ShardingAlgorithmOption, kind: KeyKind): string {
+  if (typeof option === 'function') {
+    if (!functionIds.has(option)) functionIds.set(option, ++functionCount);
+    return `function#${functionIds.get(option)}/${kind}`;
+  }
+  const spec = typeof option === 'string' ? { type: option } : option;
+  if (spec.type === 'mod') return `mod/${kind}`;
+  const hash = spec as { buckets?: number; bucketMap?: unknown };
+  return `hash/${hash.buckets ?? DEFAULT_BUCKET_COUNT}/${hash.bucketMap === undefined ? 'default' : JSON.stringify(hash.bucketMap)}/${kind}`;
 }
 
 function keyKindOf(type: string): KeyKind | undefined {

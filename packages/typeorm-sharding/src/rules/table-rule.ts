@@ -1,6 +1,7 @@
 import type { EntityMetadata } from 'typeorm';
 import type { KeyKind, ShardingAlgorithm } from '../algorithms/index.js';
 import type { TableDistribution } from '../plan/plan.js';
+import { NO_COLOCATION, type Colocation, type ColumnPair } from './colocation.js';
 
 /** How one sharded table is partitioned. */
 export interface ShardKeyRule {
@@ -12,6 +13,19 @@ export interface ShardKeyRule {
   readonly kind: KeyKind;
   /** Maps a key value to a shard index. */
   readonly algorithm: ShardingAlgorithm;
+  /**
+   * Identity of the placement (algorithm, its parameters and the key kind): two keys with the
+   * same placement put equal values on the same shard.
+   */
+  readonly placement: string;
+}
+
+/** One unique key of a table (primary key, unique constraint or unique index). */
+export interface UniqueKey {
+  /** What declares it, for messages: `primary key`, `unique constraint "UQ_…"`, `one-to-one join column` … */
+  readonly label: string;
+  /** Database column names. */
+  readonly columns: readonly string[];
 }
 
 /** Where one table's rows live, as resolved from the decorators at `initialize()`. */
@@ -19,10 +33,12 @@ export interface TableRule {
   /** Table name as it appears in SQL (without database/schema prefix). */
   readonly tableName: string;
   readonly distribution: TableDistribution;
-  /** The entity the rule came from. */
+  /** The entity the rule came from (for a junction table: TypeORM's junction metadata). */
   readonly metadata: EntityMetadata;
   /** Present exactly when `distribution === 'sharded'`. */
   readonly shardKey: ShardKeyRule | undefined;
+  /** The table's unique keys: what an `ON DUPLICATE KEY UPDATE` or `INSERT IGNORE` may fire on. */
+  readonly uniqueKeys: readonly UniqueKey[];
 }
 
 /**
@@ -37,6 +53,8 @@ export class ShardingRules {
     rules: readonly TableRule[],
     /** Names of the shards in index order; index 0 is the default shard. */
     readonly shardNames: readonly string[],
+    /** Which sharded tables keep related rows together (`@Sharded({ colocateWith })`, junction tables). */
+    private readonly colocation: Colocation = NO_COLOCATION,
   ) {
     // MySQL table names are case-sensitive on Linux but TypeORM always writes the
     // entity's own spelling; lower-casing here keeps raw queries with other casing routed.
@@ -56,5 +74,19 @@ export class ShardingRules {
   /** Every rule, for schema sync and introspection. */
   all(): Iterable<TableRule> {
     return this.byTable.values();
+  }
+
+  /** True when two different sharded entities were declared co-located (`@Sharded({ colocateWith })`, transitively). */
+  areColocated(a: TableRule, b: TableRule): boolean {
+    return this.colocation.areColocated(a.tableName, b.tableName);
+  }
+
+  /**
+   * True when a join of sharded tables `a` and `b` on these equal columns (`[column of a, column
+   * of b]` pairs, ANDed) only pairs rows that live on the same shard: the columns are those of a
+   * relation between them and the two are co-located. Such a join can run shard by shard.
+   */
+  joinsColocatedRows(a: TableRule, b: TableRule, equalColumns: readonly ColumnPair[]): boolean {
+    return this.colocation.joinsRelatedRows(a.tableName, b.tableName, equalColumns);
   }
 }

@@ -3,7 +3,7 @@
  * write, engine.explain): no decorators, no DataSource, no database.
  */
 import { createAlgorithm, type KeyKind } from '../../algorithms/index.js';
-import { ShardingRules, type TableRule } from '../../rules/index.js';
+import { placementOf, ShardingRules, type Colocation, type TableRule } from '../../rules/index.js';
 import type { TableDistribution } from '../plan.js';
 
 /** One table as a test declares it. */
@@ -17,6 +17,8 @@ export interface FakeTable {
   readonly columns: Readonly<Record<string, string>>;
   /** Collation per column, for the merge's case-insensitive string comparison. */
   readonly collations?: Readonly<Record<string, string>>;
+  /** Unique keys (database column names), for the upsert checks; the first is reported as the primary key. */
+  readonly uniqueKeys?: readonly (readonly string[])[];
   /** Present for sharded tables. */
   readonly key?: {
     readonly column: string;
@@ -73,7 +75,7 @@ export const SHOP_TABLES: readonly FakeTable[] = [
 ];
 
 /** Builds the rules of `tables` over `shardNames`; entity metadata is a minimal stub. */
-export function fakeRules(tables: readonly FakeTable[] = SHOP_TABLES, shardNames: readonly string[] = FOUR_SHARDS): ShardingRules {
+export function fakeRules(tables: readonly FakeTable[] = SHOP_TABLES, shardNames: readonly string[] = FOUR_SHARDS, colocation?: Colocation): ShardingRules {
   const rules: TableRule[] = tables.map((t) => {
     const name = t.entity ?? t.table;
     const target = { [name]: class {} }[name]!;
@@ -84,17 +86,20 @@ export function fakeRules(tables: readonly FakeTable[] = SHOP_TABLES, shardNames
       collation: t.collations?.[databaseName],
     }));
     const metadata = { name, target, tableName: t.table, columns } as never;
-    if (t.distribution !== 'sharded') return { tableName: t.table, distribution: t.distribution, metadata, shardKey: undefined };
+    const uniqueKeys = (t.uniqueKeys ?? []).map((c, i) => ({ label: i === 0 ? 'primary key' : 'unique key', columns: c }));
+    if (t.distribution !== 'sharded') return { tableName: t.table, distribution: t.distribution, metadata, shardKey: undefined, uniqueKeys };
     if (!t.key) throw new Error(`fake table ${t.table}: a sharded table needs a key`);
     const kind = t.key.kind ?? 'integer';
+    const algorithm = t.key.algorithm ?? 'mod';
     return {
       tableName: t.table,
       distribution: 'sharded',
       metadata,
-      shardKey: { propertyName: t.key.column, columnName: t.key.column, kind, algorithm: createAlgorithm(t.key.algorithm ?? 'mod', shardNames, kind) },
+      shardKey: { propertyName: t.key.column, columnName: t.key.column, kind, algorithm: createAlgorithm(algorithm, shardNames, kind), placement: placementOf(algorithm, kind) },
+      uniqueKeys,
     };
   });
-  return new ShardingRules(rules, shardNames);
+  return new ShardingRules(rules, shardNames, colocation);
 }
 
 /** Shard names `s0` … `s<n-1>`. */

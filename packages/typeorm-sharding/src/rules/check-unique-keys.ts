@@ -1,0 +1,75 @@
+import { ShardingConfigError } from '../errors/index.js';
+import { hasColumn, sameColumnSet } from './column-set.js';
+import type { TableRule, UniqueKey } from './table-rule.js';
+
+/**
+ * A unique key of a sharded table is enforced by each shard's database on that shard's rows
+ * only. It is unique overall when it contains the shard key (equal values then live on one
+ * shard), or when its values are generated uuids (unique by construction). Any other unique
+ * key must be listed in `@Sharded({ uniquePerShard })`, so that accepting per-shard uniqueness
+ * is a decision written in the code, not a surprise; otherwise `initialize()` refuses it,
+ * naming the entity, the columns and both fixes.
+ */
+export function checkUniqueKeys(rule: TableRule, uniquePerShard: readonly (string | readonly string[])[] = []): void {
+  if (rule.distribution !== 'sharded') return;
+  const metadata = rule.metadata;
+  const name = metadata.name;
+  const key = rule.shardKey!;
+  const columnOf = (property: string) =>
+    metadata.columns.find((c) => c.propertyName === property) ?? metadata.columns.find((c) => c.databaseName === property);
+
+  if (!Array.isArray(uniquePerShard)) throw new ShardingConfigError(`Entity ${name}: uniquePerShard must be an array of property names (an array of names for a composite key).`);
+  const declared = uniquePerShard.map((entry) => {
+    const properties = typeof entry === 'string' ? [entry] : Array.isArray(entry) && entry.every((p) => typeof p === 'string') ? [...entry] : undefined;
+    if (!properties || properties.length === 0) {
+      throw new ShardingConfigError(`Entity ${name}: uniquePerShard entry ${JSON.stringify(entry)} is neither a property name nor a non-empty array of property names.`);
+    }
+    const columns = properties.map((p) => {
+      const column = columnOf(p);
+      if (!column) throw new ShardingConfigError(`Entity ${name}: uniquePerShard names "${p}", which is not a column of ${name}.`);
+      return column.databaseName;
+    });
+    return { properties, columns, used: false };
+  });
+
+  const unchecked: UniqueKey[] = [];
+  for (const unique of rule.uniqueKeys) {
+    if (hasColumn(unique.columns, key.columnName)) continue;
+    if (unique.columns.length === 1 && isGeneratedUuid(rule, unique.columns[0]!)) continue;
+    const accepted = declared.find((d) => sameColumnSet(d.columns, unique.columns));
+    if (accepted) {
+      accepted.used = true;
+      continue;
+    }
+    unchecked.push(unique);
+  }
+  const unused = declared.find((d) => !d.used);
+  if (unused) {
+    throw new ShardingConfigError(
+      `Entity ${name}: uniquePerShard lists (${unused.properties.join(', ')}), but ${name} has no unique key on exactly these columns that lacks the shard key "${key.propertyName}"; remove the entry.`,
+    );
+  }
+  if (unchecked.length === 0) return;
+
+  const propertyOf = (column: string) => metadata.columns.find((c) => c.databaseName === column)?.propertyName ?? column;
+  const described = unchecked.map((u) => `${u.label} (${u.columns.map(propertyOf).join(', ')})`);
+  const entries = unchecked.map((u) => (u.columns.length === 1 ? `'${propertyOf(u.columns[0]!)}'` : `[${u.columns.map((c) => `'${propertyOf(c)}'`).join(', ')}]`));
+  const hints = unchecked.map((u) => {
+    const columns = [...u.columns.map(propertyOf), key.propertyName].map((c) => `'${c}'`).join(', ');
+    if (u.label === 'primary key') return `@PrimaryColumn() on "${key.propertyName}" too`;
+    if (u.label.startsWith('one-to-one')) return `join columns that include "${key.propertyName}"`;
+    return `@Unique([${columns}])`;
+  });
+  throw new ShardingConfigError(
+    `Entity ${name}: its ${described.join(' and its ')} ${unchecked.length === 1 ? 'does' : 'do'} not contain the shard key "${key.propertyName}". ` +
+      'Each shard can only enforce a unique key on its own rows, so equal values on different shards would go in silently. ' +
+      `Either add "${key.propertyName}" to ${unchecked.length === 1 ? 'the key' : 'each key'} (${hints.join('; ')}), ` +
+      `or accept uniqueness per shard with @Sharded({ uniquePerShard: [${entries.join(', ')}] }) when the values are unique by construction (snowflake ids …) or duplicates across shards are acceptable. ` +
+      'Generated uuid keys are accepted as they are; a global unique index across shards is not supported yet.',
+  );
+}
+
+function isGeneratedUuid(rule: TableRule, column: string): boolean {
+  const c = rule.metadata.columns.find((x) => x.databaseName === column);
+  return c !== undefined && c.isGenerated && c.generationStrategy === 'uuid';
+}

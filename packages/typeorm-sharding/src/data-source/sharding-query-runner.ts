@@ -60,7 +60,7 @@ export class MysqlShardingQueryRunner extends MysqlBase {
   readonly session: ShardSession;
   constructor(driver: MysqlDriver, mode: ReplicationMode, readonly engine: ShardingEngine) {
     super(driver, mode);
-    this.session = new ShardSession(mode);
+    this.session = new ShardSession(mode, 'mysql');
   }
 }
 
@@ -70,7 +70,7 @@ export class SqliteShardingQueryRunner extends SqliteBase {
   constructor(driver: BetterSqlite3Driver, mode: ReplicationMode, readonly engine: ShardingEngine) {
     super(driver);
     this.mode = mode;
-    this.session = new ShardSession(mode);
+    this.session = new ShardSession(mode, 'sqlite');
   }
 
   /** The shared SQLite runner is never released (as TypeORM's own SQLite runner). */

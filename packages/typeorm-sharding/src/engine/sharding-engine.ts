@@ -19,6 +19,8 @@ import type { ShardSession } from '../session/shard-session.js';
 import { insertRowsOf } from '../write/insert-rows.js';
 import { rewriteInsert } from '../write/rewrite-insert.js';
 import { routeInsert } from '../write/route-insert.js';
+import { copiesResult, type CopiesStatement } from './copies-result.js';
+import { asLogicalError, withLogicalErrors } from './logical-error.js';
 import { rowsResult, writesResult } from './query-result.js';
 
 /** Resolved settings of the engine. */
@@ -47,7 +49,7 @@ export interface ExplainedStatement {
 type Work =
   | { readonly kind: 'session'; readonly plan: Extract<Plan, { kind: 'session' }> }
   | { readonly kind: 'rows'; readonly statements: readonly PhysicalStatement[]; readonly merge: MergeSpec | undefined; readonly plan?: SelectPlan }
-  | { readonly kind: 'writes'; readonly statements: readonly PhysicalStatement[]; readonly sequential: boolean };
+  | { readonly kind: 'writes'; readonly statements: readonly PhysicalStatement[]; readonly sequential: boolean; readonly copies?: CopiesStatement };
 
 /**
  * The pipeline of DESIGN.md §2 wired together: parameterize → plan cache → route → rewrite →
@@ -75,20 +77,31 @@ export class ShardingEngine {
     return this.plans.stats;
   }
 
-  /** Runs one logical statement and returns what the driver's own runner would have returned. */
+  /**
+   * Runs one logical statement and returns what the driver's own runner would have returned;
+   * a shard's failure is reported for this logical statement (see `asLogicalError`).
+   */
   async query(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<QueryResult> {
+    try {
+      return await this.run(sql, parameters, session);
+    } catch (error) {
+      throw asLogicalError(error, sql, parameters, this.dialect);
+    }
+  }
+
+  private async run(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<QueryResult> {
     let work = this.plan(sql, parameters ?? []);
     if (work.kind === 'session') {
       await session.control({ sql, parameters: parameters ?? [] }, work.plan.control);
       return rowsResult([]);
     }
-    if (work.statements.length === 0) return work.kind === 'rows' ? rowsResult([]) : writesResult([rowsResult([])], this.dialect);
+    if (work.statements.length === 0) return work.kind === 'rows' ? rowsResult([]) : writesResult([], this.dialect);
     if (work.kind === 'rows' && !session.inTransaction) work = this.combined(work);
     if (work.kind === 'writes') {
       const results = work.sequential
         ? await this.runSequentially(work.statements, session)
         : await executeStatements(work.statements, this.targets, session, this.executor);
-      return writesResult(results, this.dialect);
+      return work.copies ? copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies) : writesResult(results, this.dialect);
     }
     if (work.statements.length > 1 && this.shouldStream(work.merge!)) {
       const inputs = streamStatements(work.statements, this.targets, session, this.executor);
@@ -108,7 +121,7 @@ export class ShardingEngine {
   async stream(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<AsyncIterable<Row>> {
     const work = this.plan(sql, parameters ?? []);
     if (work.kind === 'rows' && work.statements.length > 1 && this.dialect === 'mysql') {
-      return buildMerge(work.merge!, streamStatements(work.statements, this.targets, session, this.executor));
+      return withLogicalErrors(buildMerge(work.merge!, streamStatements(work.statements, this.targets, session, this.executor)), sql, parameters, this.dialect);
     }
     const result = await this.query(sql, parameters, session);
     return arrayStream((result.records ?? []) as Row[]);
@@ -141,7 +154,7 @@ export class ShardingEngine {
       case 'default-shard':
         return { kind: 'rows', statements: [same(0)], merge: undefined };
       case 'all-shards':
-        return { kind: 'writes', statements: this.targets.map((t) => same(t.index)), sequential: true };
+        return { kind: 'writes', statements: this.targets.map((t) => same(t.index)), sequential: true, copies: { verb: p.verb, sql } };
       case 'insert': {
         const rule = this.rules.ruleOf(plan.table)!;
         const rows = insertRowsOf(p, this.dialect);

@@ -328,6 +328,24 @@ export const PLAN_CASES: readonly PlanCase[] = [
     query: 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
     plan: { kind: 'session', control: 'set-isolation' },
   },
+  ...['PRAGMA read_uncommitted = true', 'PRAGMA read_uncommitted=0', 'PRAGMA read_uncommitted(1)', 'PRAGMA main.read_uncommitted = 1'].map((query) => ({
+    comment: `SQLite isolation level before BEGIN: ${query}`,
+    dialects: ['sqlite'] as const,
+    query,
+    plan: { kind: 'session', control: 'set-isolation' },
+  })),
+  {
+    comment: 'SQLite: reading read_uncommitted is a query, not a session command',
+    dialects: ['sqlite'],
+    query: 'PRAGMA read_uncommitted',
+    plan: { kind: 'all-shards', reason: 'PRAGMA applies per database' },
+  },
+  {
+    comment: 'MySQL has no PRAGMA: the server answers it (with its own error), nothing is swallowed',
+    dialects: ['mysql'],
+    query: 'PRAGMA read_uncommitted = 1',
+    plan: { kind: 'all-shards', reason: 'PRAGMA applies per database' },
+  },
 
   // ── unsupported ────────────────────────────────────────────────────────────────
   {

@@ -328,20 +328,17 @@ export const PLAN_CASES: readonly PlanCase[] = [
     query: 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
     plan: { kind: 'session', control: 'set-isolation' },
   },
-  ...['PRAGMA read_uncommitted = true', 'PRAGMA read_uncommitted=0', 'PRAGMA read_uncommitted(1)', 'PRAGMA main.read_uncommitted = 1'].map((query) => ({
-    comment: `SQLite isolation level before BEGIN: ${query}`,
+  // SQLite's read_uncommitted is connection state, not a next-transaction setting: set and
+  // read on every shard's connection at once, as on one database (TypeORM sends the set form
+  // before BEGIN). MySQL has no PRAGMA: the server answers it with its own error.
+  ...['PRAGMA read_uncommitted = true', 'PRAGMA read_uncommitted(1)', 'PRAGMA read_uncommitted'].map((query) => ({
+    comment: `SQLite: ${query}`,
     dialects: ['sqlite'] as const,
     query,
-    plan: { kind: 'session', control: 'set-isolation' },
+    plan: { kind: 'all-shards', reason: 'PRAGMA applies per database' },
   })),
   {
-    comment: 'SQLite: reading read_uncommitted is a query, not a session command',
-    dialects: ['sqlite'],
-    query: 'PRAGMA read_uncommitted',
-    plan: { kind: 'all-shards', reason: 'PRAGMA applies per database' },
-  },
-  {
-    comment: 'MySQL has no PRAGMA: the server answers it (with its own error), nothing is swallowed',
+    comment: 'MySQL: PRAGMA goes to the server, which refuses it; nothing is swallowed',
     dialects: ['mysql'],
     query: 'PRAGMA read_uncommitted = 1',
     plan: { kind: 'all-shards', reason: 'PRAGMA applies per database' },

@@ -16,7 +16,7 @@ const DDL_VERBS = new Set(['CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'COM
  * everything value-dependent is left to `route`.
  */
 export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlDialect): Plan {
-  const control = transactionControlOf(p, dialect);
+  const control = transactionControlOf(p);
   if (control) return { kind: 'session', control };
 
   const verb = p.verb;
@@ -47,7 +47,7 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
   throw new UnsupportedShardingError(`Statements starting with ${verb || 'this text'} are not supported on sharded or broadcast tables.`, { sql: p.sql });
 }
 
-function transactionControlOf(p: ParameterizedSql, dialect: SqlDialect): TransactionControl | undefined {
+function transactionControlOf(p: ParameterizedSql): TransactionControl | undefined {
   const head = p.key.slice(0, 40).toUpperCase();
   switch (p.verb) {
     case 'BEGIN':
@@ -64,9 +64,6 @@ function transactionControlOf(p: ParameterizedSql, dialect: SqlDialect): Transac
       return 'release-savepoint';
     case 'SET':
       return /^SET\s+(SESSION\s+)?TRANSACTION\b/.test(head) ? 'set-isolation' : undefined;
-    case 'PRAGMA':
-      // Only the write form (`= value` or `(value)`) sets the isolation; `PRAGMA read_uncommitted` reads it.
-      return dialect === 'sqlite' && /^PRAGMA\s+(\w+\.)?READ_UNCOMMITTED\s*[=(]/.test(head) ? 'set-isolation' : undefined;
     default:
       return undefined;
   }

@@ -51,7 +51,7 @@ describe.each(backends)('driver errors on %s keep their TypeORM shape', (backend
     fx = await openFixture(backend, ENTITIES, 4);
     await seed();
     const { plain, sharded } = await errorsOf(fx, (ds) => ds.getRepository(Order).insert(order(2)));
-    expect(plain.code).toBe(backend === 'sqlite' ? 'SQLITE_CONSTRAINT_PRIMARYKEY' : 'ER_DUP_ENTRY');
+    expect((plain as QueryFailedError & { code?: string }).code).toBe(backend === 'sqlite' ? 'SQLITE_CONSTRAINT_PRIMARYKEY' : 'ER_DUP_ENTRY');
     expectSameError(plain, sharded, fx.sharded.shardOf(Order, '2'));
     expect(sharded.physicalQuery).toMatch(/^INSERT INTO [`"]orders[`"]/);
   });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DataSource, EntityManager } from 'typeorm';
 import { TransactionStateError } from '../packages/typeorm-sharding/src/index.js';
-import { ENTITIES, Order, Region } from './support/entities.js';
+import { ENTITIES, Order } from './support/entities.js';
 import { openFixture, type Backend, type Fixture } from './support/backends.js';
 import { mariadbAvailable } from './support/mariadb.js';
 

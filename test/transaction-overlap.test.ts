@@ -1,12 +1,34 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DataSource, EntityManager } from 'typeorm';
-import { TransactionStateError } from '../packages/typeorm-sharding/src/index.js';
+import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn, QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
+import { Broadcast, ShardQueryError, TransactionStateError } from '../packages/typeorm-sharding/src/index.js';
 import { ENTITIES, Order } from './support/entities.js';
 import { openFixture, type Backend, type Fixture } from './support/backends.js';
 import { mariadbAvailable } from './support/mariadb.js';
 
 const backends: Backend[] = (await mariadbAvailable()) ? ['sqlite', 'mariadb'] : ['sqlite'];
+
+/** A broadcast parent / child pair with a foreign key, to make a COMMIT fail (deferred check). */
+@Entity('parents')
+@Broadcast()
+class Parent {
+  @PrimaryColumn('int')
+  id!: number;
+}
+
+@Entity('children')
+@Broadcast()
+class Child {
+  @PrimaryColumn('int')
+  id!: number;
+
+  @Column('int')
+  parentId!: number;
+
+  @ManyToOne(() => Parent)
+  @JoinColumn({ name: 'parentId' })
+  parent!: Parent;
+}
 
 const order = (id: number): Partial<Order> => ({ id: String(id), buyerId: id % 3, note: null, amount: id, createdAt: new Date(Date.UTC(2024, 0, 1, 0, 0, id)) });
 const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
@@ -116,6 +138,34 @@ describe.each(backends)('nested transactions on %s, as on one database', (backen
 describe('SQLite: transactions started by hand on the shared runner', () => {
   let fx: Fixture;
   afterEach(async () => fx?.close());
+
+  it('a transaction whose COMMIT fails (deferred foreign key) fails as on one database, and the source recovers', async () => {
+    fx = await openFixture('sqlite', [...ENTITIES, Parent, Child], 4);
+    const errors: unknown[] = [];
+    for (const ds of [fx.plain, fx.sharded]) {
+      const error = await ds
+        .transaction(async (em) => {
+          await em.query('PRAGMA defer_foreign_keys = ON');
+          await em.getRepository(Child).insert({ id: 1, parentId: 99 });
+        })
+        .then(() => undefined, (e: unknown) => e);
+      errors.push(error);
+      // The next transaction (and a save that opens its own) works.
+      await ds.transaction(async (em) => {
+        await em.getRepository(Parent).insert({ id: 99 });
+        await em.getRepository(Child).insert({ id: 1, parentId: 99 });
+      });
+      await ds.getRepository(Child).save({ id: 2, parentId: 99 });
+    }
+    const [plain, sharded] = errors as [QueryFailedError, ShardQueryError];
+    expect(plain).toBeInstanceOf(QueryFailedError);
+    expect(sharded).toBeInstanceOf(ShardQueryError);
+    expect(sharded).toMatchObject({ query: plain.query, code: (plain as QueryFailedError & { code?: string }).code, shard: 's0' });
+    for (const name of fx.sharded.shardNames) {
+      expect(await fx.sharded.getShardDataSource(name).query('SELECT id FROM children ORDER BY id'), name).toEqual([{ id: 1 }, { id: 2 }]);
+    }
+    await expectUsable(fx.sharded, 100);
+  });
 
   it('a second overlapping startTransaction() is refused as SQLite refuses it, and the source recovers', async () => {
     fx = await openFixture('sqlite', ENTITIES, 4);

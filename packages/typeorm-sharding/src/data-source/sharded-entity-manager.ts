@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EntityManager, type DataSource } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel.js';
-import { SerialQueue } from '../session/transaction-queue.js';
+import { SerialQueue } from '../session/serial-queue.js';
 
 /** One transaction callback while it runs: transactions started inside it nest in it. */
 interface TransactionScope {

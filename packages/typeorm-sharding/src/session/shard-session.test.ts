@@ -83,7 +83,7 @@ describe('ShardSession', () => {
     expect(error).toBeInstanceOf(PartialCommitError);
     expect((error as PartialCommitError).committedShards).toEqual(['a']);
     expect((error as PartialCommitError).shard).toBe('b');
-    expect(log).toEqual(['a: COMMIT', 'b: COMMIT', 'c: ROLLBACK']);
+    expect(log).toEqual(['a: COMMIT', 'b: COMMIT', 'b: ROLLBACK', 'c: ROLLBACK']);
     expect(released()).toBe(3);
   });
 
@@ -98,6 +98,19 @@ describe('ShardSession', () => {
     expect(error).toBeInstanceOf(QueryFailedError);
     expect(error).toMatchObject({ shard: 'a', physicalQuery: 'COMMIT', message: 'COMMIT failed (on shard a)' });
     expect(session.inTransaction).toBe(false);
+  });
+
+  it('after a failed COMMIT: rolls that shard back, and accepts the ROLLBACK TypeORM sends next (SQLite)', async () => {
+    const { targets, log } = shards(['a', 'b'], { shard: 'a', sql: 'COMMIT' });
+    const session = new ShardSession('master', 'sqlite');
+    await session.control(s('BEGIN TRANSACTION'), 'begin');
+    for (const t of targets) await session.acquire(t);
+    log.length = 0;
+    await expect(session.control(s('COMMIT'), 'commit')).rejects.toBeInstanceOf(ShardQueryError);
+    expect(log).toEqual(['a: COMMIT', 'a: ROLLBACK', 'b: ROLLBACK']);
+    await session.control(s('ROLLBACK'), 'rollback');
+    // Only that one: a second ROLLBACK has no transaction to end.
+    await expect(session.control(s('ROLLBACK'), 'rollback')).rejects.toBeInstanceOf(TransactionStateError);
   });
 
   it('replays a savepoint that ROLLBACK TO kept on a shard that joins afterwards, and drops the later ones', async () => {

@@ -26,6 +26,11 @@ interface SessionStatement {
  */
 export class ShardSession {
   private transactionOpen = false;
+  /**
+   * A COMMIT failed: the database would still hold the transaction open until a ROLLBACK
+   * (TypeORM sends one), while here every shard has already been rolled back or committed.
+   */
+  private rollbackOwed = false;
   /** Statements that opened the transaction and its savepoints, replayed on late-joining shards. */
   private readonly opening: SessionStatement[] = [];
   private readonly pinned = new Map<string, QueryRunner>();
@@ -95,6 +100,7 @@ export class ShardSession {
           await this.finish({ sql: 'COMMIT', parameters: [] }, true);
         }
         this.transactionOpen = true;
+        this.rollbackOwed = false;
         this.opening.push(statement);
         return;
       case 'savepoint':
@@ -112,7 +118,10 @@ export class ShardSession {
         await this.finish(statement, true);
         return;
       case 'rollback':
-        if (!this.transactionOpen) return this.outsideTransaction('ROLLBACK');
+        if (!this.transactionOpen) {
+          if (this.rollbackOwed) return void (this.rollbackOwed = false);
+          return this.outsideTransaction('ROLLBACK');
+        }
         await this.finish(statement, false);
         return;
     }
@@ -162,11 +171,14 @@ export class ShardSession {
         if (!failure) done.push(shard);
       } catch (cause) {
         failure ??= { shard, cause };
+        // A failed COMMIT leaves the transaction open on that connection (SQLite's is shared): end it.
+        if (commit) await runner.query('ROLLBACK').catch(() => undefined);
       } finally {
         await runner.release().catch(() => undefined);
       }
     }
     if (!failure) return;
+    this.rollbackOwed = commit;
     if (commit && done.length > 0) {
       throw new PartialCommitError(done, failure.shard, failure.cause);
     }

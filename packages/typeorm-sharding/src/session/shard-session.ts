@@ -127,9 +127,14 @@ export class ShardSession {
     }
   }
 
-  /** MySQL ignores COMMIT / ROLLBACK / SAVEPOINT in autocommit mode; SQLite refuses them. */
-  private outsideTransaction(verb: string): void {
-    if (this.dialect === 'sqlite') throw new TransactionStateError(`cannot ${verb.toLowerCase()} - no transaction is active`);
+  /**
+   * MySQL ignores COMMIT / ROLLBACK / SAVEPOINT in autocommit mode. SQLite refuses COMMIT and
+   * ROLLBACK, and would open a transaction for a SAVEPOINT: refused here too (TypeORM never
+   * sends one outside a transaction).
+   */
+  private outsideTransaction(verb: 'COMMIT' | 'ROLLBACK' | 'SAVEPOINT'): void {
+    if (this.dialect !== 'sqlite') return;
+    throw new TransactionStateError(verb === 'SAVEPOINT' ? 'SAVEPOINT outside a transaction is not supported' : `cannot ${verb.toLowerCase()} - no transaction is active`);
   }
 
   /** Rolls back and releases everything (used when the outer QueryRunner is released mid-transaction). */

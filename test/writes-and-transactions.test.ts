@@ -75,6 +75,27 @@ describe.each(backends)('writes on %s', (backend) => {
     }
   });
 
+  it('a shard that joins after ROLLBACK TO SAVEPOINT still has that savepoint (the next ROLLBACK TO reaches it)', async () => {
+    fx = await openFixture(backend, ENTITIES, 4);
+    const ids = Array.from({ length: 20 }, (_, i) => i + 1);
+    const [first, second, third] = [ids[0]!, ids.find((id) => fx.sharded.shardOf(Order, id) !== fx.sharded.shardOf(Order, ids[0]!))!, 20];
+    const runner = fx.sharded.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      await runner.query('SAVEPOINT sp');
+      await runner.manager.getRepository(Order).insert(order(first));
+      await runner.query('ROLLBACK TO SAVEPOINT sp');
+      // `second` lives on a shard the transaction has not touched yet: it joins now.
+      await runner.manager.getRepository(Order).insert(order(second));
+      await runner.query('ROLLBACK TO SAVEPOINT sp');
+      await runner.manager.getRepository(Order).insert(order(third));
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    expect(Object.values(await idsPerShard(fx)).flat()).toEqual([String(third)]);
+  });
+
   it('routes UPDATE and DELETE by key and adds up affected rows', async () => {
     fx = await openFixture(backend, ENTITIES, 4);
     await fx.sharded.getRepository(Order).insert(Array.from({ length: 20 }, (_, i) => order(i + 1)));

@@ -16,7 +16,8 @@ export type {
 } from './data-source/options.js';
 export { Sharded, ShardKey, Broadcast, type ShardedOptions } from './decorators/index.js';
 export * from './errors/index.js';
-export { PartialCommitError } from './session/shard-session.js';
+export { PartialCommitError, TransactionStateError } from './session/shard-session.js';
+export { BroadcastDivergenceError, type CopyOutcome } from './engine/copies-result.js';
 export { MissingShardKeyError } from './write/route-insert.js';
 export { ParameterCountError } from './parameterize/parameterize-error.js';
 export type { ExplainedStatement } from './engine/sharding-engine.js';

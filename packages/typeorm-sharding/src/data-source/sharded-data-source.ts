@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { DataSource, type DataSourceOptions, type EntityMetadata, type EntityTarget, type ObjectLiteral, type QueryRunner, type ReplicationMode } from 'typeorm';
+import { DataSource, type DataSourceOptions, type EntityManager, type EntityMetadata, type EntityTarget, type ObjectLiteral, type QueryRunner, type ReplicationMode } from 'typeorm';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
 import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver.js';
 import { ShardConnectionError, ShardingConfigError, ShardingError } from '../errors/index.js';
@@ -14,6 +14,7 @@ import { MysqlShardingQueryRunner, SqliteShardingQueryRunner } from './sharding-
 import { detachDriverConnections } from './detached-driver.js';
 import { physicalQueryLog } from '../log/physical-query-log.js';
 import { ShardLogger } from '../log/shard-logger.js';
+import { ShardedEntityManager } from './sharded-entity-manager.js';
 
 /** Schema steps the ShardedDataSource drives itself, so neither its base nor a shard may run them on its own. */
 const DRIVEN_BY_SHARDED_SOURCE = { synchronize: false, migrationsRun: false, dropSchema: false };
@@ -110,6 +111,11 @@ export class ShardedDataSource extends DataSource {
       : (this.sqliteRunner ??= new SqliteShardingQueryRunner(this.driver as BetterSqlite3Driver, 'master', engine));
     Object.assign(runner, { manager: this.createEntityManager(runner) });
     return runner;
+  }
+
+  /** Managers whose `transaction()` runs SQLite transactions one at a time (see ShardedEntityManager). */
+  override createEntityManager(queryRunner?: QueryRunner): EntityManager {
+    return new ShardedEntityManager(this, queryRunner);
   }
 
   /**

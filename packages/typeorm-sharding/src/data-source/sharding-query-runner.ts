@@ -63,7 +63,7 @@ export class MysqlShardingQueryRunner extends MysqlBase {
   readonly session: ShardSession;
   constructor(driver: MysqlDriver, mode: ReplicationMode, readonly engine: ShardingEngine) {
     super(driver, mode);
-    this.session = new ShardSession(mode, this);
+    this.session = new ShardSession(mode, 'mysql', this);
   }
 }
 
@@ -73,7 +73,7 @@ export class SqliteShardingQueryRunner extends SqliteBase {
   constructor(driver: BetterSqlite3Driver, mode: ReplicationMode, readonly engine: ShardingEngine) {
     super(driver);
     this.mode = mode;
-    this.session = new ShardSession(mode, this);
+    this.session = new ShardSession(mode, 'sqlite', this);
   }
 
   /**

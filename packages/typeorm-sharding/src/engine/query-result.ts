@@ -9,7 +9,10 @@ export function rowsResult(rows: Row[]): QueryResult {
   return result;
 }
 
-/** The result of several writes: affected rows added up, `raw` shaped like the driver's. */
+/**
+ * The result of several writes to disjoint rows (one per shard or batch): counts added up,
+ * `raw` shaped like the driver's. A write routed nowhere (`In([])`) affected 0 rows.
+ */
 export function writesResult(parts: readonly QueryResult[], dialect: 'mysql' | 'sqlite'): QueryResult {
   if (parts.length === 1) return parts[0]!;
   const result = new QueryResult();
@@ -17,11 +20,35 @@ export function writesResult(parts: readonly QueryResult[], dialect: 'mysql' | '
   result.affected = affected;
   result.records = parts.flatMap((r) => r.records ?? []);
   if (dialect === 'mysql') {
-    const first = (parts[0]?.raw ?? {}) as Record<string, unknown>;
+    const headers = parts.map((r) => (r.raw ?? {}) as Record<string, unknown>);
+    const first = headers[0] ?? {};
     // mysql2's ResultSetHeader: insertId means nothing across shards (no auto-increment on sharded tables).
-    result.raw = Array.isArray(first) ? result.records : { ...first, affectedRows: affected, insertId: 0 };
+    result.raw = Array.isArray(first)
+      ? result.records
+      : { ...ZERO_HEADER, ...first, affectedRows: affected, changedRows: sumOf(headers, 'changedRows'), warningStatus: sumOf(headers, 'warningStatus'), insertId: 0, info: infoOf(headers) };
   } else {
-    result.raw = parts[0]?.raw;
+    result.raw = parts[0]?.raw ?? 0;
   }
   return result;
+}
+
+/** What mysql2 reports for a write that matched nothing. */
+const ZERO_HEADER = { fieldCount: 0, affectedRows: 0, insertId: 0, info: '', serverStatus: 2, warningStatus: 0, changedRows: 0 };
+
+function sumOf(headers: readonly Record<string, unknown>[], field: string): number {
+  return headers.reduce((sum, h) => sum + (typeof h[field] === 'number' ? h[field] : 0), 0);
+}
+
+/**
+ * The server's info text (`Rows matched: 5  Changed: 1  Warnings: 0`, `Records: 3  Duplicates: 0
+ * …`) for all the parts: its numbers added up when every part says the same thing.
+ */
+function infoOf(headers: readonly Record<string, unknown>[]): string {
+  const infos = headers.map((h) => (typeof h.info === 'string' ? h.info : ''));
+  if (infos.length === 0) return '';
+  const shape = infos[0]!.replace(/\d+/g, '#');
+  if (infos.some((info) => info.replace(/\d+/g, '#') !== shape)) return infos[0]!;
+  const totals = infos.map((info) => (info.match(/\d+/g) ?? []).map(Number)).reduce((a, b) => a.map((n, i) => n + (b[i] ?? 0)));
+  let i = 0;
+  return shape.replace(/#/g, () => String(totals[i++]));
 }

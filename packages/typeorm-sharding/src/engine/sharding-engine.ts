@@ -22,6 +22,8 @@ import { insertRowsOf } from '../write/insert-rows.js';
 import { rewriteInsert } from '../write/rewrite-insert.js';
 import { routeInsert } from '../write/route-insert.js';
 import { bindMerge } from './bind-merge.js';
+import { copiesResult, type CopiesStatement } from './copies-result.js';
+import { asLogicalError, withLogicalErrors } from './logical-error.js';
 import { rowsResult, writesResult } from './query-result.js';
 
 /** Resolved settings of the engine. */
@@ -52,7 +54,7 @@ export interface ExplainedStatement {
 type Work =
   | { readonly kind: 'session'; readonly plan: Extract<Plan, { kind: 'session' }> }
   | { readonly kind: 'rows'; readonly statements: readonly PhysicalStatement[]; readonly merge: MergeSpec | undefined; readonly plan?: SelectPlan }
-  | { readonly kind: 'writes'; readonly statements: readonly PhysicalStatement[]; readonly sequential: boolean }
+  | { readonly kind: 'writes'; readonly statements: readonly PhysicalStatement[]; readonly sequential: boolean; readonly copies?: CopiesStatement }
   | { readonly kind: 'where-exists'; readonly plan: WhereExistsPlan; readonly statement: PhysicalStatement };
 
 /**
@@ -81,8 +83,19 @@ export class ShardingEngine {
     return this.plans.stats;
   }
 
-  /** Runs one logical statement and returns what the driver's own runner would have returned. */
+  /**
+   * Runs one logical statement and returns what the driver's own runner would have returned;
+   * a shard's failure is reported for this logical statement (see `asLogicalError`).
+   */
   async query(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<QueryResult> {
+    try {
+      return await this.run(sql, parameters, session);
+    } catch (error) {
+      throw asLogicalError(error, sql, parameters, this.dialect);
+    }
+  }
+
+  private async run(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<QueryResult> {
     let work = this.plan(sql, parameters ?? []);
     if (work.kind === 'session') {
       await session.control({ sql, parameters: parameters ?? [] }, work.plan.control);
@@ -91,13 +104,13 @@ export class ShardingEngine {
     if (work.kind === 'where-exists') {
       return writesResult(await this.runSequentially(await this.shardsHolding(work, session), session), this.dialect);
     }
-    if (work.statements.length === 0) return work.kind === 'rows' ? rowsResult([]) : writesResult([rowsResult([])], this.dialect);
+    if (work.statements.length === 0) return work.kind === 'rows' ? rowsResult([]) : writesResult([], this.dialect);
     if (work.kind === 'rows' && !session.inTransaction) work = this.combined(work);
     if (work.kind === 'writes') {
       const results = work.sequential
         ? await this.runSequentially(work.statements, session)
         : await executeStatements(work.statements, this.targets, session, this.executor);
-      return writesResult(results, this.dialect);
+      return work.copies ? copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies) : writesResult(results, this.dialect);
     }
     if (work.statements.length > 1 && this.shouldStream(work.merge!)) {
       const inputs = streamStatements(work.statements, this.targets, session, this.executor);
@@ -117,7 +130,7 @@ export class ShardingEngine {
   async stream(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<AsyncIterable<Row>> {
     const work = this.plan(sql, parameters ?? []);
     if (work.kind === 'rows' && work.statements.length > 1 && this.dialect === 'mysql') {
-      return buildMerge(work.merge!, streamStatements(work.statements, this.targets, session, this.executor));
+      return withLogicalErrors(buildMerge(work.merge!, streamStatements(work.statements, this.targets, session, this.executor)), sql, parameters, this.dialect);
     }
     const result = await this.query(sql, parameters, session);
     return arrayStream((result.records ?? []) as Row[]);
@@ -152,7 +165,7 @@ export class ShardingEngine {
       case 'default-shard':
         return { kind: 'rows', statements: [same(0)], merge: undefined };
       case 'all-shards':
-        return { kind: 'writes', statements: this.targets.map((t) => same(t.index)), sequential: true };
+        return { kind: 'writes', statements: this.targets.map((t) => same(t.index)), sequential: true, copies: plan.result === 'sum' ? undefined : { verb: p.verb, sql, check: plan.result === 'copies' } };
       case 'where-exists':
         return { kind: 'where-exists', plan, statement: same(0) };
       case 'insert': {

@@ -1,1 +1,2 @@
 export * from './sharding-error.js';
+export * from './shard-query-error.js';

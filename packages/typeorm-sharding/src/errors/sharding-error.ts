@@ -1,4 +1,5 @@
 import { TypeORMError } from 'typeorm';
+import { isBranded } from './brand.js';
 
 /** Pipeline stage an error comes from; `config` and `init` are raised before any query runs. */
 export type ShardingStage =
@@ -28,6 +29,11 @@ export interface ShardingErrorDetails {
  * Base class of every error typeorm-sharding raises. It subclasses TypeORM's
  * `TypeORMError`, so existing `instanceof TypeORMError` handling keeps working, and
  * carries a stable `code` that callers may switch on (messages may change; codes do not).
+ *
+ * `ShardQueryError` is the one exception to the class tree: it extends TypeORM's
+ * `QueryFailedError` so that driver-error handling keeps working, and `instanceof
+ * ShardingError` still holds for it through a brand. Its `code` is the driver's (as on any
+ * `QueryFailedError`); `shardingCode` is the stable sharding code on every sharding error.
  */
 export abstract class ShardingError extends TypeORMError {
   /** Stable machine-readable code, e.g. `SHARDING_UNSUPPORTED`. */
@@ -43,6 +49,17 @@ export abstract class ShardingError extends TypeORMError {
     this.shard = details.shard;
     this.sql = details.sql;
     this.cause = details.cause;
+  }
+
+  /** The stable sharding code; the same as `code` here, and present on `ShardQueryError` too. */
+  get shardingCode(): string {
+    return this.code;
+  }
+
+  /** `instanceof ShardingError` also holds for branded errors of another class tree (ShardQueryError). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    return this === ShardingError && isBranded(value);
   }
 }
 
@@ -70,17 +87,6 @@ export class UnsupportedShardingError extends ShardingError {
   readonly code = 'SHARDING_UNSUPPORTED';
   constructor(message: string, details: Partial<ShardingErrorDetails> = {}) {
     super(message, { stage: 'plan', ...details });
-  }
-}
-
-/** A physical statement failed on a shard; the logical statement returns nothing. */
-export class ShardQueryError extends ShardingError {
-  readonly code = 'SHARDING_SHARD_QUERY_FAILED';
-  /** Parameters of the failed physical statement. */
-  readonly parameters: readonly unknown[];
-  constructor(message: string, details: Partial<ShardingErrorDetails> & { parameters?: readonly unknown[] } = {}) {
-    super(message, { stage: 'execute', ...details });
-    this.parameters = details.parameters ?? [];
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { QueryRunner } from 'typeorm';
-import { ShardQueryError } from '../errors/index.js';
+import { QueryFailedError, type QueryRunner } from 'typeorm';
+import { ShardingError, ShardQueryError } from '../errors/index.js';
 import { ShardSession } from '../session/shard-session.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import { executeStatements } from './executor.js';
@@ -25,7 +25,7 @@ function fakeShards(count: number) {
           log.push(`s${index}: ${sql}`);
           await new Promise((r) => setTimeout(r, 2));
           inFlight--;
-          if (sql === 'FAIL') throw new Error('boom');
+          if (sql === 'FAIL') throw Object.assign(new Error('boom'), { code: 'ER_DUP_ENTRY', errno: 1062, sqlState: '23000' });
           return { records: [{ shard: index, sql }], raw: [], affected: undefined };
         },
         release: async () => {
@@ -76,6 +76,27 @@ describe('executeStatements', () => {
     expect((error as ShardQueryError).sql).toBe('FAIL');
     expect(log.length).toBeLessThan(12);
     expect(stats().open).toBe(0);
+  });
+
+  it('fails when every statement fits in the window: all run to the end, no rows escape, every runner is back', async () => {
+    const { targets, log, stats } = fakeShards(4);
+    const error = await executeStatements(statements(3, 4, 1), targets, new ShardSession('slave'), settings(4)).then(
+      (rows) => rows,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ShardQueryError);
+    expect((error as ShardQueryError).shard).toBe('s1');
+    expect(log).toHaveLength(3);
+    expect(stats().open).toBe(0);
+  });
+
+  it("reports a shard's failure as TypeORM's QueryFailedError with the driver's fields, the shard and the physical statement", async () => {
+    const { targets } = fakeShards(2);
+    const error = (await executeStatements(statements(2, 2, 1), targets, new ShardSession('slave'), settings(2)).catch((e: unknown) => e)) as ShardQueryError;
+    expect(error).toBeInstanceOf(QueryFailedError);
+    expect(error).toBeInstanceOf(ShardingError);
+    expect(error).toMatchObject({ code: 'ER_DUP_ENTRY', errno: 1062, sqlState: '23000', shard: 's1', physicalQuery: 'FAIL', shardingCode: 'SHARDING_SHARD_QUERY_FAILED' });
+    expect((error.driverError as Error).message).toBe('boom');
   });
 
   it('shares a global cap across logical statements', async () => {

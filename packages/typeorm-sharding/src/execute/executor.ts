@@ -1,10 +1,10 @@
 import PQueue from 'p-queue';
 import type { QueryResult } from 'typeorm';
-import { ShardQueryError } from '../errors/index.js';
 import type { PhysicalQueryEvent } from '../data-source/options.js';
 import type { PhysicalQueryLog } from '../log/physical-query-log.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';
+import { shardFailure } from './shard-failure.js';
 import type { ShardTarget } from './shard-target.js';
 
 /** Executor settings, resolved from ShardingOptions. */
@@ -28,8 +28,8 @@ export function reportPhysical(settings: ExecutorSettings, session: ShardSession
  * Runs physical statements through a sliding window of `concurrency` (the article's choice:
  * enough to overlap round trips, few enough not to swamp the shards). Results come back in
  * statement order. If one fails, statements not yet started are dropped, running ones are
- * awaited (so every connection is back in its pool), and one `ShardQueryError` is thrown:
- * no partial result ever escapes.
+ * awaited (so every connection is back in its pool), and one `ShardQueryError` (a TypeORM
+ * `QueryFailedError` naming the shard) is thrown: no partial result ever escapes.
  */
 export async function executeStatements(
   statements: readonly PhysicalStatement[],
@@ -103,13 +103,7 @@ async function runOne(statement: PhysicalStatement, target: ShardTarget, session
         error: cause,
       });
     }
-    const reason = (cause as { driverError?: { message?: string }; message?: string })?.driverError?.message ?? (cause as Error)?.message;
-    throw new ShardQueryError(`Shard ${target.name} failed: ${reason}\n  physical SQL: ${statement.sql}`, {
-      shard: target.name,
-      sql: statement.sql,
-      parameters: statement.parameters,
-      cause,
-    });
+    throw shardFailure(cause, { shard: target.name, physicalQuery: statement.sql, physicalParameters: statement.parameters });
   } finally {
     if (runner) await session.done(target, runner);
   }

@@ -1,4 +1,4 @@
-import { QueryResult, type DataSource, type QueryRunner, type ReplicationMode } from 'typeorm';
+import { QueryFailedError, QueryResult, type DataSource, type QueryRunner, type ReplicationMode } from 'typeorm';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
 import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver.js';
 
@@ -36,7 +36,8 @@ export interface ExecuteOptions {
  * prepared statements) instead of through a TypeORM QueryRunner: a scattered query runs many
  * physical statements, and the runner's per-statement bookkeeping (logger, subscribers'
  * broadcast, result wrapping) is what one logical statement pays once, not per shard.
- * Anything unusual (replication, query timeouts) takes the runner path.
+ * Anything unusual (replication, query timeouts) takes the runner path. A failure is raised
+ * as the runner would raise it: a `QueryFailedError` of the statement and the driver's error.
  */
 export function dataSourceTarget(name: string, index: number, dataSource: DataSource): ShardTarget {
   const viaRunner = async (sql: string, parameters: readonly unknown[], mode: ReplicationMode): Promise<QueryResult> => {
@@ -75,7 +76,7 @@ function mysqlExecutor(driver: MysqlDriver, fallback: Execute): Execute {
     }
     return new Promise((resolve, reject) => {
       pool.query(sql, parameters, (error, raw) => {
-        if (error) return reject(error);
+        if (error) return reject(new QueryFailedError(sql, parameters as unknown[], error));
         const result = new QueryResult();
         result.raw = raw;
         if (Array.isArray(raw)) result.records = raw;
@@ -99,27 +100,35 @@ const SQLITE_STATEMENT_CACHE = 200;
 function sqliteExecutor(driver: BetterSqlite3Driver): Execute {
   const statements = new Map<string, SqliteStatement>();
   return async (sql, parameters, _mode, options) => {
-    const db = driver.databaseConnection as { prepare(sql: string): SqliteStatement };
-    let statement = statements.get(sql);
-    if (!statement) {
-      statement = db.prepare(sql);
-      statements.set(sql, statement);
-      if (statements.size > SQLITE_STATEMENT_CACHE) statements.delete(statements.keys().next().value as string);
-    }
     // better-sqlite3 cannot bind booleans (TypeORM's runner converts them the same way).
     const values = parameters.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
-    const result = new QueryResult();
-    if (statement.reader) {
-      // Prepared statements are shared: the integer mode is set on every call.
-      statement.safeIntegers(options?.exactIntegers === true);
-      const rows = statement.all(...values);
-      result.raw = rows;
-      result.records = rows;
-    } else {
-      const outcome = statement.run(...values);
-      result.affected = outcome.changes;
-      result.raw = outcome.lastInsertRowid;
+    try {
+      return runSqlite(driver, statements, sql, values, options?.exactIntegers === true);
+    } catch (error) {
+      throw new QueryFailedError(sql, values, error as Error);
     }
-    return result;
   };
+}
+
+function runSqlite(driver: BetterSqlite3Driver, statements: Map<string, SqliteStatement>, sql: string, values: readonly unknown[], exactIntegers: boolean): QueryResult {
+  const db = driver.databaseConnection as { prepare(sql: string): SqliteStatement };
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = db.prepare(sql);
+    statements.set(sql, statement);
+    if (statements.size > SQLITE_STATEMENT_CACHE) statements.delete(statements.keys().next().value as string);
+  }
+  const result = new QueryResult();
+  if (statement.reader) {
+    // Prepared statements are shared: the integer mode is set on every call.
+    statement.safeIntegers(exactIntegers);
+    const rows = statement.all(...values);
+    result.raw = rows;
+    result.records = rows;
+  } else {
+    const outcome = statement.run(...values);
+    result.affected = outcome.changes;
+    result.raw = outcome.lastInsertRowid;
+  }
+  return result;
 }

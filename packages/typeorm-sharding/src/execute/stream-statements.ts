@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
 import type { QueryRunner } from 'typeorm';
-import { ShardQueryError } from '../errors/index.js';
 import type { Row } from '../merge/index.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { reportPhysical, type ExecutorSettings } from './executor.js';
+import { shardFailure } from './shard-failure.js';
 import type { ShardTarget } from './shard-target.js';
 
 /**
@@ -32,15 +32,9 @@ async function* streamOne(statement: PhysicalStatement, target: ShardTarget, ses
   let stream: Readable | undefined;
   let rows = 0;
   let ended = false;
-  const fail = (cause: unknown): ShardQueryError => {
+  const fail = (cause: unknown): Error => {
     reportPhysical(settings, session, { shard: target.name, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows, error: cause });
-    const reason = (cause as Error)?.message;
-    return new ShardQueryError(`Shard ${target.name} failed: ${reason}\n  physical SQL: ${statement.sql}`, {
-      shard: target.name,
-      sql: statement.sql,
-      parameters: statement.parameters,
-      cause,
-    });
+    return shardFailure(cause, { shard: target.name, physicalQuery: statement.sql, physicalParameters: statement.parameters });
   };
   try {
     runner = await session.acquire(target);

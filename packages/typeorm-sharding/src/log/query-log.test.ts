@@ -33,8 +33,8 @@ describe('loggedParameters', () => {
 describe('databaseErrorOf', () => {
   it('finds the database error under the plugin\'s and TypeORM\'s wrappers', () => {
     const driver = Object.assign(new Error('Duplicate entry'), { code: 'ER_DUP_ENTRY' });
-    expect(databaseErrorOf(new ShardQueryError('Shard s1 failed', { cause: driver }))).toBe(driver);
-    expect(databaseErrorOf(new ShardQueryError('Shard s1 failed', { cause: new QueryFailedError('SELECT 1', [], driver) }))).toBe(driver);
+    expect(databaseErrorOf(new ShardQueryError(driver, { shard: 's1', physicalQuery: 'SELECT 1', physicalParameters: [] }))).toBe(driver);
+    expect(databaseErrorOf(new ShardQueryError(new QueryFailedError('SELECT 1', [], driver), { shard: 's1', physicalQuery: 'SELECT 1', physicalParameters: [] }))).toBe(driver);
     const refusal = new UnsupportedShardingError('UNION over sharded tables');
     expect(databaseErrorOf(refusal)).toBe(refusal);
   });
@@ -50,7 +50,7 @@ describe('physicalQueryLog', () => {
     const log = physicalQueryLog(() => logger, 'query', 10)!;
     log(event, undefined);
     const failure = new Error('no such column: x');
-    log({ ...event, durationMs: 3, error: new ShardQueryError('Shard s1 failed', { cause: failure }) }, undefined);
+    log({ ...event, durationMs: 3, error: new ShardQueryError(failure, { shard: 's1', physicalQuery: 'SELECT 1', physicalParameters: [] }) }, undefined);
     const sql = '/* shard s1 */ SELECT id FROM orders WHERE id IN (?, ?)';
     expect(calls).toEqual([
       ['logQuery', sql, [1, 5], undefined],

@@ -255,7 +255,7 @@ export const PLAN_CASES: readonly PlanCase[] = [
   {
     comment: 'DDL on a sharded table runs on every shard',
     query: 'DROP TABLE `orders`',
-    plan: { kind: 'all-shards', reason: 'DDL of a sharded or broadcast table' },
+    plan: { kind: 'all-shards', reason: 'DDL of a sharded or broadcast table', result: 'default-shard' },
   },
 
   // ── writes ─────────────────────────────────────────────────────────────────────
@@ -287,7 +287,7 @@ export const PLAN_CASES: readonly PlanCase[] = [
     comment: 'UPDATE of a broadcast table: every copy',
     query: 'UPDATE `regions` SET `name` = ? WHERE `id` = ?',
     parameters: ['x', 1],
-    plan: { kind: 'all-shards', reason: 'write to a broadcast table' },
+    plan: { kind: 'all-shards', reason: 'write to a broadcast table', result: 'copies' },
   },
   {
     comment: 'multi-row INSERT: rows are split at route time by the key column (index 0)',
@@ -305,7 +305,7 @@ export const PLAN_CASES: readonly PlanCase[] = [
     comment: 'INSERT into a broadcast table: every shard',
     query: 'INSERT INTO `regions`(`id`, `name`) VALUES (?, ?)',
     parameters: [1, 'north'],
-    plan: { kind: 'all-shards', reason: 'insert into a broadcast table' },
+    plan: { kind: 'all-shards', reason: 'insert into a broadcast table', result: 'copies' },
   },
   {
     comment: 'INSERT into an unsharded table: default shard',
@@ -327,6 +327,21 @@ export const PLAN_CASES: readonly PlanCase[] = [
     dialects: ['mysql'],
     query: 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
     plan: { kind: 'session', control: 'set-isolation' },
+  },
+  // SQLite's read_uncommitted is connection state, not a next-transaction setting: set and
+  // read on every shard's connection at once, as on one database (TypeORM sends the set form
+  // before BEGIN). MySQL has no PRAGMA: the server answers it with its own error.
+  ...['PRAGMA read_uncommitted = true', 'PRAGMA read_uncommitted(1)', 'PRAGMA read_uncommitted'].map((query) => ({
+    comment: `SQLite: ${query}`,
+    dialects: ['sqlite'] as const,
+    query,
+    plan: { kind: 'all-shards', reason: 'PRAGMA applies per database', result: 'default-shard' },
+  })),
+  {
+    comment: 'MySQL: PRAGMA goes to the server, which refuses it; nothing is swallowed',
+    dialects: ['mysql'],
+    query: 'PRAGMA read_uncommitted = 1',
+    plan: { kind: 'all-shards', reason: 'PRAGMA applies per database', result: 'default-shard' },
   },
 
   // ── unsupported ────────────────────────────────────────────────────────────────

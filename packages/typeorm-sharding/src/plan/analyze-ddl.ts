@@ -50,7 +50,7 @@ export function analyzeDdl(p: ParameterizedSql, rules: ShardingRules, dialect: S
       return { kind: 'default-shard', reason: 'a view lives on the default shard' };
     }
     case 'database':
-      return { kind: 'all-shards', reason: 'DDL of every database' };
+      return { kind: 'all-shards', reason: 'DDL of every database', result: 'default-shard' };
     case 'unknown': {
       if (!mentionsDistributedTable(p.sql, dialect, rules)) return { kind: 'default-shard', reason: 'names no sharded or broadcast table' };
       throw new UnsupportedShardingError(
@@ -81,7 +81,7 @@ function tablesPlan(target: Extract<DdlTarget, { kind: 'tables' }>, rules: Shard
     );
   }
   return distributed[0]
-    ? { kind: 'all-shards', reason: 'DDL of a sharded or broadcast table' }
+    ? { kind: 'all-shards', reason: 'DDL of a sharded or broadcast table', result: 'default-shard' }
     : { kind: 'default-shard', reason: 'names no sharded or broadcast table' };
 }
 
@@ -102,5 +102,5 @@ export function analyzePragma(p: ParameterizedSql, dialect: SqlDialect): Plan {
   if (isIdentifier(name) && SCHEMA_READS.has(name!.text.toLowerCase()) && !assigns) {
     return { kind: 'default-shard', reason: 'schema read: the default shard holds every table' };
   }
-  return { kind: 'all-shards', reason: 'PRAGMA applies per database' };
+  return { kind: 'all-shards', reason: 'PRAGMA applies per database', result: 'default-shard' };
 }

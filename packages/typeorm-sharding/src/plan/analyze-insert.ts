@@ -15,7 +15,7 @@ export function analyzeInsert(p: ParameterizedSql, rules: ShardingRules, dialect
   if (!rule || rule.distribution === 'unsharded') return { kind: 'default-shard', reason: 'insert into an unsharded table' };
   if (rule.distribution === 'broadcast') {
     if (head.fromSelect) throw new UnsupportedShardingError(`INSERT … SELECT into broadcast table "${head.table}" is not supported.`, { sql: p.sql, stage: 'write' });
-    return { kind: 'all-shards', reason: 'insert into a broadcast table' };
+    return { kind: 'all-shards', reason: 'insert into a broadcast table', result: 'copies' };
   }
   if (head.fromSelect) {
     throw new UnsupportedShardingError(`INSERT … SELECT into sharded table "${head.table}" is not supported; insert the rows with VALUES.`, { sql: p.sql, stage: 'write' });

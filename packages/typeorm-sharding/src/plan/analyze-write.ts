@@ -19,7 +19,7 @@ export function analyzeWrite(ast: UpdateNode | DeleteNode, rules: ShardingRules,
   const table = tables[0]!;
   const rule = rules.ruleOf(table);
   if (!rule || distributions.has('unsharded')) return { kind: 'default-shard', reason: 'unsharded table' };
-  if (rule.distribution === 'broadcast') return { kind: 'all-shards', reason: 'write to a broadcast table' };
+  if (rule.distribution === 'broadcast') return { kind: 'all-shards', reason: 'write to a broadcast table', result: 'copies' };
   const key = rule.shardKey!;
   const target = targets[0];
   const alias = (target?.kind === 'table' ? target.alias : undefined) ?? table;

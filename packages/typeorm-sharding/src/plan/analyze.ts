@@ -64,8 +64,6 @@ function transactionControlOf(p: ParameterizedSql): TransactionControl | undefin
       return 'release-savepoint';
     case 'SET':
       return /^SET\s+(SESSION\s+)?TRANSACTION\b/.test(head) ? 'set-isolation' : undefined;
-    case 'PRAGMA':
-      return /^PRAGMA\s+READ_UNCOMMITTED\b/.test(head) ? 'set-isolation' : undefined;
     default:
       return undefined;
   }

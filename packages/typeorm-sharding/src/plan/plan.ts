@@ -130,6 +130,14 @@ export interface DefaultShardPlan {
 export interface AllShardsPlan {
   readonly kind: 'all-shards';
   readonly reason: string;
+  /**
+   * What the statement reports, as one database would:
+   * - `copies`: it writes the rows of a broadcast table; every shard holds the same copy, so
+   *   every shard must report the same outcome (else the copies have diverged);
+   * - `default-shard`: DDL and PRAGMA report facts of one database: the default shard's;
+   * - `sum`: each shard writes its own rows (a SQLite table rebuild): the counts add up.
+   */
+  readonly result: 'copies' | 'default-shard' | 'sum';
 }
 
 /**

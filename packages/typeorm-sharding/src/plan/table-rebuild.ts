@@ -61,7 +61,7 @@ export function insertSelectPlan(sql: string, dialect: SqlDialect, head: InsertH
   }
   const source = copySourceOf(tokens);
   if (source && isRebuildPair(head.table, source.table) && keyStaysPut(rule, head, source)) {
-    return { kind: 'all-shards', reason: 'table rebuild: each shard copies its own rows' };
+    return { kind: 'all-shards', reason: 'table rebuild: each shard copies its own rows', result: 'sum' };
   }
   if (rules.ruleOf(head.table)) return undefined;
   throw new UnsupportedShardingError(

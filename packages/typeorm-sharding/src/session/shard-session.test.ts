@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { QueryRunner } from 'typeorm';
+import { QueryFailedError, type QueryRunner } from 'typeorm';
+import { ShardQueryError } from '../errors/index.js';
 import type { ShardTarget } from '../execute/shard-target.js';
-import { PartialCommitError, ShardSession } from './shard-session.js';
+import { PartialCommitError, ShardSession, TransactionStateError } from './shard-session.js';
 
 /** Fake shards whose runners log every statement; `failOn` makes one statement fail on one shard. */
 function shards(names: string[], failOn?: { shard: string; sql: string }) {
@@ -82,7 +83,7 @@ describe('ShardSession', () => {
     expect(error).toBeInstanceOf(PartialCommitError);
     expect((error as PartialCommitError).committedShards).toEqual(['a']);
     expect((error as PartialCommitError).shard).toBe('b');
-    expect(log).toEqual(['a: COMMIT', 'b: COMMIT', 'c: ROLLBACK']);
+    expect(log).toEqual(['a: COMMIT', 'b: COMMIT', 'b: ROLLBACK', 'c: ROLLBACK']);
     expect(released()).toBe(3);
   });
 
@@ -93,6 +94,88 @@ describe('ShardSession', () => {
     for (const t of targets) await session.acquire(t);
     const error = await session.control(s('COMMIT'), 'commit').then(() => undefined, (e: unknown) => e);
     expect(error).not.toBeInstanceOf(PartialCommitError);
-    expect((error as Error).message).toMatch(/COMMIT failed on shard a/);
+    expect(error).toBeInstanceOf(ShardQueryError);
+    expect(error).toBeInstanceOf(QueryFailedError);
+    expect(error).toMatchObject({ shard: 'a', physicalQuery: 'COMMIT', message: 'COMMIT failed (on shard a)' });
+    expect(session.inTransaction).toBe(false);
+  });
+
+  it('after a failed COMMIT: rolls that shard back, and accepts the ROLLBACK TypeORM sends next (SQLite)', async () => {
+    const { targets, log } = shards(['a', 'b'], { shard: 'a', sql: 'COMMIT' });
+    const session = new ShardSession('master', 'sqlite');
+    await session.control(s('BEGIN TRANSACTION'), 'begin');
+    for (const t of targets) await session.acquire(t);
+    log.length = 0;
+    await expect(session.control(s('COMMIT'), 'commit')).rejects.toBeInstanceOf(ShardQueryError);
+    expect(log).toEqual(['a: COMMIT', 'a: ROLLBACK', 'b: ROLLBACK']);
+    await session.control(s('ROLLBACK'), 'rollback');
+    // Only that one: a second ROLLBACK has no transaction to end.
+    await expect(session.control(s('ROLLBACK'), 'rollback')).rejects.toBeInstanceOf(TransactionStateError);
+  });
+
+  it('replays a savepoint that ROLLBACK TO kept on a shard that joins afterwards, and drops the later ones', async () => {
+    const { targets, log } = shards(['a', 'b']);
+    const session = new ShardSession('master');
+    await session.control(s('START TRANSACTION'), 'begin');
+    await session.control(s('SAVEPOINT sp1'), 'savepoint');
+    await session.acquire(targets[0]!);
+    await session.control(s('SAVEPOINT sp2'), 'savepoint');
+    await session.control(s('ROLLBACK TO SAVEPOINT sp1'), 'rollback-to-savepoint');
+    log.length = 0;
+    await session.acquire(targets[1]!);
+    // sp1 still exists after ROLLBACK TO (only sp2, set after it, is gone): a later ROLLBACK TO sp1 must work on b too.
+    expect(log).toEqual(['b: START TRANSACTION', 'b: SAVEPOINT sp1']);
+  });
+
+  it('releases the newest savepoint of a reused name, as SQLite does', async () => {
+    const { targets, log } = shards(['a']);
+    const session = new ShardSession('master', 'sqlite');
+    await session.control(s('BEGIN TRANSACTION'), 'begin');
+    await session.control(s('SAVEPOINT typeorm_1'), 'savepoint');
+    await session.control(s('SAVEPOINT typeorm_1'), 'savepoint');
+    await session.control(s('RELEASE SAVEPOINT typeorm_1'), 'release-savepoint');
+    await session.acquire(targets[0]!);
+    expect(log).toEqual(['a: BEGIN TRANSACTION', 'a: SAVEPOINT typeorm_1']);
+  });
+
+  it('rolls back and releases a shard whose transaction could not be opened, leaving the session usable', async () => {
+    const { targets, log, released } = shards(['a'], { shard: 'a', sql: 'SAVEPOINT sp1' });
+    const session = new ShardSession('master', 'sqlite');
+    await session.control(s('BEGIN TRANSACTION'), 'begin');
+    await session.control(s('SAVEPOINT sp1'), 'savepoint');
+    const error = await session.acquire(targets[0]!).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ShardQueryError);
+    expect(error).toMatchObject({ shard: 'a', physicalQuery: 'SAVEPOINT sp1' });
+    // The BEGIN that did run is not left open on the shard's (shared) connection.
+    expect(log).toEqual(['a: BEGIN TRANSACTION', 'a: SAVEPOINT sp1', 'a: ROLLBACK']);
+    expect(released()).toBe(1);
+    await session.control(s('ROLLBACK'), 'rollback');
+    expect(session.inTransaction).toBe(false);
+  });
+
+  it('SQLite: refuses a second BEGIN and COMMIT / ROLLBACK / SAVEPOINT outside a transaction, and stays as it was', async () => {
+    const { targets, log } = shards(['a']);
+    const session = new ShardSession('master', 'sqlite');
+    for (const [sql, kind] of [['COMMIT', 'commit'], ['ROLLBACK', 'rollback'], ['SAVEPOINT x', 'savepoint']] as const) {
+      await expect(session.control(s(sql), kind)).rejects.toBeInstanceOf(TransactionStateError);
+    }
+    await session.control(s('BEGIN TRANSACTION'), 'begin');
+    await expect(session.control(s('BEGIN TRANSACTION'), 'begin')).rejects.toThrow(/cannot start a transaction within a transaction/);
+    await session.acquire(targets[0]!);
+    expect(log).toEqual(['a: BEGIN TRANSACTION']);
+    await session.control(s('COMMIT'), 'commit');
+    expect(session.inTransaction).toBe(false);
+  });
+
+  it('MySQL: a second START TRANSACTION commits the open one; COMMIT outside a transaction does nothing', async () => {
+    const { targets, log } = shards(['a']);
+    const session = new ShardSession('master', 'mysql');
+    await session.control(s('COMMIT'), 'commit');
+    await session.control(s('START TRANSACTION'), 'begin');
+    await session.acquire(targets[0]!);
+    await session.control(s('START TRANSACTION'), 'begin');
+    await session.acquire(targets[0]!);
+    expect(log).toEqual(['a: START TRANSACTION', 'a: COMMIT', 'a: START TRANSACTION']);
+    expect(session.inTransaction).toBe(true);
   });
 });

@@ -1,6 +1,8 @@
 import type { QueryRunner, ReplicationMode } from 'typeorm';
-import { ShardingError, ShardQueryError } from '../errors/index.js';
+import { ShardingError } from '../errors/index.js';
+import { shardFailure } from '../execute/shard-failure.js';
 import type { ShardTarget } from '../execute/shard-target.js';
+import type { SqlDialect } from '../parameterize/index.js';
 
 /** A statement replayed on a shard that joins a transaction late (isolation level, savepoints). */
 interface SessionStatement {
@@ -17,16 +19,31 @@ interface SessionStatement {
  *
  * Commit is per shard, one after the other: without XA a commit that fails on a later
  * shard cannot undo earlier ones. That case raises `PartialCommitError` naming both sets.
+ *
+ * Misplaced control statements behave as the database would: a second BEGIN commits the open
+ * transaction on MySQL and is refused on SQLite, as are COMMIT / ROLLBACK / SAVEPOINT outside a
+ * transaction (MySQL accepts those silently). The session is never left half-open.
  */
 export class ShardSession {
   private transactionOpen = false;
+  /**
+   * A COMMIT failed: the database would still hold the transaction open until a ROLLBACK
+   * (TypeORM sends one), while here every shard has already been rolled back or committed.
+   */
+  private rollbackOwed = false;
   /** Statements that opened the transaction and its savepoints, replayed on late-joining shards. */
   private readonly opening: SessionStatement[] = [];
   private readonly pinned = new Map<string, QueryRunner>();
 
+  /**
+   * @param mode replication mode of statements outside transactions
+   * @param dialect whose rules misplaced control statements follow
+   * @param owner the QueryRunner this session belongs to: named in log lines of its physical statements
+   * @default dialect 'mysql'
+   */
   constructor(
     readonly mode: ReplicationMode,
-    /** The QueryRunner this session belongs to: named in log lines of its physical statements. */
+    private readonly dialect: SqlDialect = 'mysql',
     readonly owner?: QueryRunner,
   ) {}
 
@@ -45,12 +62,23 @@ export class ShardSession {
     if (existing) return existing;
     const runner = target.createRunner('master');
     this.pinned.set(target.name, runner);
+    let replaying: SessionStatement | undefined;
     try {
-      for (const s of this.opening) await runner.query(s.sql, [...s.parameters]);
+      for (const s of this.opening) {
+        replaying = s;
+        await runner.query(s.sql, [...s.parameters]);
+      }
     } catch (cause) {
       this.pinned.delete(target.name);
+      // A BEGIN that did run must not stay open on the shard's connection.
+      await runner.query('ROLLBACK').catch(() => undefined);
       await runner.release().catch(() => undefined);
-      throw new ShardQueryError(`Could not open the transaction on shard ${target.name}.`, { shard: target.name, cause });
+      throw shardFailure(cause, {
+        shard: target.name,
+        physicalQuery: replaying?.sql ?? '',
+        physicalParameters: replaying?.parameters ?? [],
+        context: 'while opening the transaction there',
+      });
     }
     return runner;
   }
@@ -68,10 +96,17 @@ export class ShardSession {
         this.opening.push(statement);
         return;
       case 'begin':
+        if (this.transactionOpen) {
+          if (this.dialect === 'sqlite') throw new TransactionStateError('cannot start a transaction within a transaction');
+          // MySQL commits the open transaction implicitly.
+          await this.finish({ sql: 'COMMIT', parameters: [] }, true);
+        }
         this.transactionOpen = true;
+        this.rollbackOwed = false;
         this.opening.push(statement);
         return;
       case 'savepoint':
+        if (!this.transactionOpen) return this.outsideTransaction('SAVEPOINT');
         this.opening.push(statement);
         await this.onPinned(statement);
         return;
@@ -81,12 +116,27 @@ export class ShardSession {
         await this.onPinned(statement);
         return;
       case 'commit':
+        if (!this.transactionOpen) return this.outsideTransaction('COMMIT');
         await this.finish(statement, true);
         return;
       case 'rollback':
+        if (!this.transactionOpen) {
+          if (this.rollbackOwed) return void (this.rollbackOwed = false);
+          return this.outsideTransaction('ROLLBACK');
+        }
         await this.finish(statement, false);
         return;
     }
+  }
+
+  /**
+   * MySQL ignores COMMIT / ROLLBACK / SAVEPOINT in autocommit mode. SQLite refuses COMMIT and
+   * ROLLBACK, and would open a transaction for a SAVEPOINT: refused here too (TypeORM never
+   * sends one outside a transaction).
+   */
+  private outsideTransaction(verb: 'COMMIT' | 'ROLLBACK' | 'SAVEPOINT'): void {
+    if (this.dialect !== 'sqlite') return;
+    throw new TransactionStateError(verb === 'SAVEPOINT' ? 'SAVEPOINT outside a transaction is not supported' : `cannot ${verb.toLowerCase()} - no transaction is active`);
   }
 
   /** Rolls back and releases everything (used when the outer QueryRunner is released mid-transaction). */
@@ -100,14 +150,15 @@ export class ShardSession {
       try {
         await runner.query(statement.sql, [...statement.parameters]);
       } catch (cause) {
-        throw new ShardQueryError(`"${statement.sql}" failed on shard ${shard}.`, { shard, sql: statement.sql, cause });
+        throw shardFailure(cause, { shard, physicalQuery: statement.sql, physicalParameters: statement.parameters });
       }
     }));
   }
 
   private forgetSavepoint(sql: string, releaseIt: boolean): void {
     const name = savepointName(sql);
-    const at = this.opening.findIndex((s) => savepointName(s.sql) === name && /^\s*SAVEPOINT/i.test(s.sql));
+    // The newest savepoint of that name, as SQLite picks it (MySQL keeps only one per name).
+    const at = this.opening.findLastIndex((s) => savepointName(s.sql) === name && /^\s*SAVEPOINT/i.test(s.sql));
     if (at < 0) return;
     // ROLLBACK TO keeps the savepoint itself; RELEASE drops it. Either way later ones are gone.
     this.opening.splice(releaseIt ? at : at + 1);
@@ -127,15 +178,18 @@ export class ShardSession {
         if (!failure) done.push(shard);
       } catch (cause) {
         failure ??= { shard, cause };
+        // A failed COMMIT leaves the transaction open on that connection (SQLite's is shared): end it.
+        if (commit) await runner.query('ROLLBACK').catch(() => undefined);
       } finally {
         await runner.release().catch(() => undefined);
       }
     }
     if (!failure) return;
+    this.rollbackOwed = commit;
     if (commit && done.length > 0) {
       throw new PartialCommitError(done, failure.shard, failure.cause);
     }
-    throw new ShardQueryError(`${commit ? 'COMMIT' : 'ROLLBACK'} failed on shard ${failure.shard}.`, { shard: failure.shard, sql: statement.sql, cause: failure.cause });
+    throw shardFailure(failure.cause, { shard: failure.shard, physicalQuery: statement.sql, physicalParameters: statement.parameters });
   }
 }
 
@@ -167,5 +221,16 @@ export class PartialCommitError extends ShardingError {
       `COMMIT failed on shard ${failedShard} after shards ${committedShards.join(', ')} had committed; the rest was rolled back.`,
       { stage: 'execute', shard: failedShard, cause },
     );
+  }
+}
+
+/**
+ * A transaction-control statement arrived where the database would refuse it (a second BEGIN
+ * on SQLite, COMMIT with no transaction open, …). Nothing was run; the session is unchanged.
+ */
+export class TransactionStateError extends ShardingError {
+  readonly code = 'SHARDING_TRANSACTION_STATE';
+  constructor(reason: string) {
+    super(`${reason}. Use the EntityManager passed to the transaction callback for work inside a transaction, and let each transaction finish before starting another on the same QueryRunner.`, { stage: 'execute' });
   }
 }

@@ -69,8 +69,8 @@ const FACTORIES: AccumulatorFactories = {
     const sum = new ExactSum();
     return { add: (row) => sum.add(read(row, spec.alias)), result: () => sum.total() };
   },
-  MIN: (spec) => extreme(spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), -1),
-  MAX: (spec) => extreme(spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), 1),
+  MIN: (spec) => extreme(spec.alias, spec.keyColumn ?? spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), -1),
+  MAX: (spec) => extreme(spec.alias, spec.keyColumn ?? spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), 1),
   AVG: (spec) => {
     const sum = new ExactSum();
     const count = new ExactSum();
@@ -98,16 +98,20 @@ function createAccumulator(spec: AggregateSpec): Accumulator {
   return (FACTORIES[spec.fn] as (spec: AggregateSpec) => Accumulator)(spec);
 }
 
-function extreme(column: string, compare: (a: unknown, b: unknown) => number, wanted: 1 | -1): Accumulator {
+/** The extreme `column` value, judged by `keyColumn` (the same column, or the server's sort key of it). */
+function extreme(column: string, keyColumn: string, compare: (a: unknown, b: unknown) => number, wanted: 1 | -1): Accumulator {
   let best: unknown = null;
+  let bestKey: unknown = null;
   let found = false;
   return {
     add: (row) => {
       const value = read(row, column);
       if (isSqlNull(value)) return;
+      const key = keyColumn === column ? value : read(row, keyColumn);
       // Ties keep the first value seen, so the result does not depend on later inputs.
-      if (!found || compare(value, best) * wanted > 0) {
+      if (!found || compare(key, bestKey) * wanted > 0) {
         best = value;
+        bestKey = key;
         found = true;
       }
     },

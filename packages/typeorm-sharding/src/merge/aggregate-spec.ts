@@ -16,14 +16,21 @@ export interface CountOrSumAggregate {
   readonly fn: 'COUNT' | 'SUM';
 }
 
-/** `MIN(...)`/`MAX(...)` selected as `alias`, compared as a sort key of `type` would be. */
+/**
+ * `MIN(...)`/`MAX(...)` selected as `alias`, compared as a sort key of `type` would be.
+ * Partial results are compared by their own value, or, with `keyColumn`, by a column the
+ * plan selected next to them that holds the server's sort key of that value (e.g. its
+ * collation weights): the merge then keeps the `alias` value of the row whose key wins.
+ */
 export interface MinOrMaxAggregate {
   readonly alias: string;
   readonly fn: 'MIN' | 'MAX';
-  /** @default 'auto' */
+  /** Type of the compared values (of `keyColumn` when given). @default 'auto' */
   readonly type?: SortKeyType;
   /** @default 'binary' */
   readonly collation?: Collation;
+  /** Derived column holding the sort key of each partial result; removed by the merge. */
+  readonly keyColumn?: string;
 }
 
 /**
@@ -84,10 +91,11 @@ export function derivedColumnsOf(spec: AggregateSpec): readonly string[] {
       return [spec.sumAlias, spec.countAlias];
     case 'COUNT_DISTINCT':
       return [spec.valuesAlias];
-    case 'COUNT':
-    case 'SUM':
     case 'MIN':
     case 'MAX':
+      return spec.keyColumn === undefined ? [] : [spec.keyColumn];
+    case 'COUNT':
+    case 'SUM':
       return [];
   }
 }

@@ -9,13 +9,11 @@ import type { SelectShape } from './select-shape.js';
 export function mergeSpecOf(shape: SelectShape, derived: readonly DerivedColumn[]): MergeSpec {
   // Groups that never span shards are final per shard: the merge only has to order them.
   const crossShardGroups = !shape.groupsAreShardLocal;
-  const groupBy: GroupKey[] = crossShardGroups
-    ? shape.groupBy.map((g) => ({ column: g.column, collation: g.caseInsensitive ? 'case-insensitive' : 'binary' }))
-    : [];
+  const groupBy: readonly GroupKey[] = crossShardGroups ? shape.groupBy : [];
   const globalAggregate = shape.aggregates.length > 0 && shape.groupBy.length === 0;
   const clauses = {
     ...(groupBy.length > 0 || globalAggregate ? { groupBy, aggregates: shape.aggregates } : {}),
-    ...(shape.distinct && crossShardGroups ? { distinct: {} } : {}),
+    ...(shape.distinct && crossShardGroups ? { distinct: shape.distinctColumns ? { columns: shape.distinctColumns } : {} } : {}),
     ...(derived.length > 0 ? { strip: derived.map((d) => d.alias) } : {}),
   };
   if (shape.orderBy.length > 0) return { kind: 'ordered', orderBy: shape.orderBy, ...clauses };

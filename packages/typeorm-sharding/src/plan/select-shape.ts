@@ -2,14 +2,16 @@
  * What the merge has to do with rows of the outermost SELECT, in terms of result columns.
  * Produced by `analyzeSelect`, turned into a `MergeSpec` by `mergeSpecOf`.
  */
-import type { AggregateSpec, SortKey } from '../merge/index.js';
+import type { AggregateSpec, GroupKey, SortKey } from '../merge/index.js';
 import type { CompiledHaving } from './having.js';
 
 export interface SelectShape {
   readonly orderBy: readonly SortKey[];
-  readonly groupBy: readonly { readonly column: string; readonly caseInsensitive: boolean }[];
+  readonly groupBy: readonly GroupKey[];
   readonly aggregates: readonly AggregateSpec[];
   readonly distinct: boolean;
+  /** What makes two rows the same for DISTINCT (derived keys where needed); undefined: every column, exactly. */
+  readonly distinctColumns?: readonly GroupKey[] | undefined;
   /** HAVING, compiled for evaluation after the merge (used only when groups span shards). */
   readonly having: CompiledHaving | undefined;
   /**

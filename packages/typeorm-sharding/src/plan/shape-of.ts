@@ -1,11 +1,13 @@
-import type { AggregateSpec, SortKey } from '../merge/index.js';
+import type { AggregateSpec, GroupKey, SortKey } from '../merge/index.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
 import { columnRefOf, textOf, type AstNode } from './ast.js';
 import { aliasOfColumn, expressionText } from './expression-text.js';
+import { columnOrderOf, UNTYPED_ORDER, type ColumnOrder } from './column-order.js';
 import { compileHaving, type CompiledHaving } from './having.js';
+import { distinctKeysOf, extremeOf, groupKeyOf } from './merge-keys.js';
 import type { DerivedColumn } from './plan.js';
-import { resolveColumn, resolveKey, typeFamily, type SortType } from './resolve-column.js';
+import { resolveColumn, resolveKey } from './resolve-column.js';
 import type { SelectShape } from './select-shape.js';
 
 /** Alias prefix of columns the planner adds for the merge; they are stripped from results. */
@@ -44,9 +46,10 @@ export function shapeOf(ast: AstNode, rules: ShardingRules, dialect: SqlDialect,
     if (ref && hasStar) return ref.column;
     return undefined;
   };
-  const sortTypeOf = (expr: AstNode): { type: SortType; ci: boolean } => {
-    const col = resolveColumn(expr, ast, rules);
-    return col ? typeFamily(col, dialect) : { type: 'auto', ci: false };
+  /** How the database orders the values of `expr` (see column-order.ts). */
+  const orderOf = (expr: AstNode | undefined): ColumnOrder => {
+    const col = expr && resolveColumn(expr, ast, rules);
+    return col ? columnOrderOf(col, dialect) : UNTYPED_ORDER;
   };
 
   const orderBy: SortKey[] = [];
@@ -59,11 +62,16 @@ export function shapeOf(ast: AstNode, rules: ShardingRules, dialect: SqlDialect,
   for (const item of (ast.orderby ?? []) as AstNode[]) {
     const direction = String(item.type ?? 'ASC').toUpperCase() === 'DESC' ? 'DESC' : 'ASC';
     const target = aliased(item.expr) ?? item.expr;
-    const { type, ci } = sortTypeOf(target);
+    const order = orderOf(target);
     const text = expressionText(target);
-    if (type === 'string' && ci && text !== undefined) {
-      // MySQL's _ci collations: sort by the server's own weights, exactly, not an imitation.
-      orderBy.push({ column: derive(`WEIGHT_STRING(${text})`, 'weight'), direction, type: 'binary' });
+    if (order.kind === 'refused') {
+      unmergeable ??= order.reason;
+      continue;
+    }
+    const { type, collation, key } = order.order;
+    if (key !== undefined && text !== undefined) {
+      // A key the server computes (text weights, ENUM position, exact temporal value).
+      orderBy.push({ column: derive(key(text), 'key'), direction, type, collation });
       continue;
     }
     let alias = findAlias(item.expr);
@@ -74,7 +82,7 @@ export function shapeOf(ast: AstNode, rules: ShardingRules, dialect: SqlDialect,
       }
       alias = derive(text, 'sort');
     }
-    orderBy.push({ column: alias, direction, type: type === 'string' ? 'string' : type, collation: ci ? 'case-insensitive' : 'binary' });
+    orderBy.push({ column: alias, direction, type, collation });
   }
 
   const aggregates: AggregateSpec[] = [];
@@ -98,8 +106,9 @@ export function shapeOf(ast: AstNode, rules: ShardingRules, dialect: SqlDialect,
     } else if (fn === 'COUNT' || fn === 'SUM') {
       aggregates.push({ alias, fn });
     } else if (fn === 'MIN' || fn === 'MAX') {
-      const { type, ci } = expr.args?.expr ? sortTypeOf(expr.args.expr) : { type: 'auto' as const, ci: false };
-      aggregates.push({ alias, fn, type, collation: ci ? 'case-insensitive' : 'binary' });
+      const spec = extremeOf(fn, alias, orderOf(expr.args?.expr), argText, derive);
+      if ('unmergeable' in spec) unmergeable ??= spec.unmergeable;
+      else aggregates.push(spec);
     } else if (fn === 'AVG' && argText !== undefined && !expr.args?.distinct) {
       aggregates.push({ alias, fn: 'AVG', sumAlias: derive(`SUM(${argText})`, 'avg_sum'), countAlias: derive(`COUNT(${argText})`, 'avg_count') });
     } else {
@@ -107,15 +116,21 @@ export function shapeOf(ast: AstNode, rules: ShardingRules, dialect: SqlDialect,
     }
   }
 
-  const groupBy: { column: string; caseInsensitive: boolean }[] = [];
+  const groupBy: GroupKey[] = [];
   for (const g of (ast.groupby?.columns ?? []) as AstNode[]) {
-    const alias = findAlias(g);
-    if (alias === undefined) unmergeable ??= 'GROUP BY a column that is not in the select list';
-    else groupBy.push({ column: alias, caseInsensitive: sortTypeOf(g).ci });
+    const target = aliased(g) ?? g;
+    const group = groupKeyOf(orderOf(target), findAlias(g), expressionText(target), derive);
+    if ('unmergeable' in group) unmergeable ??= group.unmergeable;
+    else groupBy.push(group.key);
   }
   const distinct = Boolean(ast.distinct);
   const groupCols = distinct ? columns.map((c) => c.expr) : ((ast.groupby?.columns ?? []) as AstNode[]);
   const groupsAreShardLocal = (groupBy.length > 0 || distinct) && groupCols.some((g) => resolveKey(g, ast, keyAliases));
+  const distinctKeys = distinct && !groupsAreShardLocal && !hasStar
+    ? distinctKeysOf(columns.map((c) => ({ name: aliasOfColumn(c), order: orderOf(c.expr), text: expressionText(c.expr) })), derive)
+    : undefined;
+  if (distinctKeys && 'unmergeable' in distinctKeys) unmergeable ??= distinctKeys.unmergeable;
+  const distinctColumns = distinctKeys && 'keys' in distinctKeys ? distinctKeys.keys : undefined;
 
   let having: CompiledHaving | undefined;
   if (ast.having && !groupsAreShardLocal) {
@@ -128,7 +143,12 @@ export function shapeOf(ast: AstNode, rules: ShardingRules, dialect: SqlDialect,
         const fn = String(node.name).toUpperCase();
         if ((fn !== 'COUNT' && fn !== 'SUM' && fn !== 'MIN' && fn !== 'MAX') || node.args?.distinct) return undefined;
         const alias = derive(text, 'having');
-        aggregates.push(fn === 'COUNT' || fn === 'SUM' ? { alias, fn } : { alias, fn, type: 'auto' });
+        if (fn === 'COUNT' || fn === 'SUM') aggregates.push({ alias, fn });
+        else {
+          const spec = extremeOf(fn, alias, orderOf(node.args?.expr), expressionText(node.args?.expr), derive);
+          if ('unmergeable' in spec) return undefined;
+          aggregates.push(spec);
+        }
         aggregateAlias.set(text, alias);
         return alias;
       }
@@ -137,5 +157,5 @@ export function shapeOf(ast: AstNode, rules: ShardingRules, dialect: SqlDialect,
     if (!having) unmergeable ??= 'a HAVING condition the merge cannot evaluate';
   }
 
-  return { shape: { orderBy, groupBy, aggregates, distinct, having, groupsAreShardLocal }, derivedColumns, unmergeable };
+  return { shape: { orderBy, groupBy, aggregates, distinct, distinctColumns, having, groupsAreShardLocal }, derivedColumns, unmergeable };
 }

@@ -10,6 +10,8 @@ import type { Row } from './row.js';
 interface Accumulator {
   add(row: Row): void;
   result(): unknown;
+  /** Columns besides the alias that the result sets (MIN/MAX: the winner's sort key). */
+  extra?(out: Row): void;
 }
 
 /**
@@ -45,7 +47,9 @@ export function createAggregateState(specs: readonly AggregateSpec[]): Aggregate
         }
       }
       specs.forEach((spec, i) => {
-        out[spec.alias] = (accumulators[i] as Accumulator).result();
+        const accumulator = accumulators[i] as Accumulator;
+        out[spec.alias] = accumulator.result();
+        accumulator.extra?.(out);
       });
       return out;
     },
@@ -116,6 +120,9 @@ function extreme(column: string, keyColumn: string, compare: (a: unknown, b: unk
       }
     },
     result: () => best,
+    extra: (out) => {
+      if (keyColumn !== column) out[keyColumn] = bestKey;
+    },
   };
 }
 

@@ -20,7 +20,8 @@ export interface CountOrSumAggregate {
  * `MIN(...)`/`MAX(...)` selected as `alias`, compared as a sort key of `type` would be.
  * Partial results are compared by their own value, or, with `keyColumn`, by a column the
  * plan selected next to them that holds the server's sort key of that value (e.g. its
- * collation weights): the merge then keeps the `alias` value of the row whose key wins.
+ * collation weights): the merge then keeps the `alias` value of the row whose key wins,
+ * and that row's key in `keyColumn`, so that an ORDER BY of the aggregate can sort by it.
  */
 export interface MinOrMaxAggregate {
   readonly alias: string;
@@ -29,7 +30,7 @@ export interface MinOrMaxAggregate {
   readonly type?: SortKeyType;
   /** @default 'binary' */
   readonly collation?: Collation;
-  /** Derived column holding the sort key of each partial result; removed by the merge. */
+  /** Derived column holding the sort key of each partial result (left in the row: the plan strips it). */
   readonly keyColumn?: string;
 }
 
@@ -91,11 +92,10 @@ export function derivedColumnsOf(spec: AggregateSpec): readonly string[] {
       return [spec.sumAlias, spec.countAlias];
     case 'COUNT_DISTINCT':
       return [spec.valuesAlias];
-    case 'MIN':
-    case 'MAX':
-      return spec.keyColumn === undefined ? [] : [spec.keyColumn];
     case 'COUNT':
     case 'SUM':
+    case 'MIN':
+    case 'MAX':
       return [];
   }
 }

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
 import { Column, DataSource, Entity, PrimaryColumn, type ColumnType } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
-import { columnOrderOf, mysqlWeightKey, orderOfFacts, type ColumnOrder } from './column-order.js';
+import { aggregateOrderOf, columnOrderOf, mysqlWeightKey, orderOfFacts, UNTYPED_ORDER, type ColumnOrder } from './column-order.js';
 
 /** `order | extreme` in one line: type, collation when not binary, key SQL of column `c` (`W(x)` = the weight key of x). */
 function summary(order: ColumnOrder): string {
@@ -101,7 +101,7 @@ const MARIADB_EXPECTED: Readonly<Record<string, string>> = {
   year: NUMBER,
   generated: NUMBER,
   numberConstructor: NUMBER,
-  float: 'numeric (c + 0e0) | numeric',
+  float: 'numeric (c + 0e0) | numeric MIN((c + 0e0))',
   bit: 'binary | numeric MIN(c + 0)',
   date: TEMPORAL,
   datetime: TEMPORAL,
@@ -186,6 +186,22 @@ describe('columnOrderOf', () => {
     expect(summary(columnOrderOf(stub(Date), 'mysql'))).toBe(TEMPORAL);
     expect(summary(columnOrderOf(stub('uuid'), 'mysql'))).toBe(TEXT);
     expect(summary(columnOrderOf(stub('something-else'), 'mysql'))).toMatch(/its type "something-else" has no known order/);
+  });
+});
+
+describe('aggregateOrderOf', () => {
+  const text = orderOfFacts({ engine: 'mariadb', type: 'varchar', name: 'c' });
+  const sqliteText = orderOfFacts({ engine: 'sqlite', type: 'varchar', collation: 'NOCASE', name: 'c' });
+
+  it('COUNT, SUM and AVG results are numbers whatever their argument (DECIMAL sums are strings)', () => {
+    for (const fn of ['COUNT', 'SUM', 'AVG']) expect(summary(aggregateOrderOf(fn, text, 'c', 'mysql'))).toBe(NUMBER);
+  });
+
+  it('MySQL MIN/MAX results order by the key of the result; SQLite orders them as BINARY', () => {
+    expect(summary(aggregateOrderOf('MIN', text, 'c', 'mysql'))).toBe('mysql-weight W(MIN(c)) | mysql-weight W(MIN(c))');
+    expect(summary(aggregateOrderOf('MIN', sqliteText, 'c', 'sqlite'))).toBe('auto | auto/nocase');
+    expect(summary(aggregateOrderOf('GROUP_CONCAT', text, 'c', 'mysql'))).toBe(summary(UNTYPED_ORDER));
+    expect(aggregateOrderOf('MAX', orderOfFacts({ engine: 'mariadb', type: 'point', name: 'p' }), 'p', 'mysql').kind).toBe('refused');
   });
 });
 

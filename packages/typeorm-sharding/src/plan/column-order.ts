@@ -72,6 +72,31 @@ export const UNTYPED_ORDER: ExactColumnOrder = {
   rule: 'no column type: by JavaScript value',
 };
 
+const NUMERIC_ORDER: ExactColumnOrder = {
+  kind: 'exact',
+  order: { type: 'numeric', collation: 'binary' },
+  extreme: { type: 'numeric', collation: 'binary' },
+  rule: 'aggregate: a number',
+};
+
+/**
+ * The order of an aggregate's results, e.g. for `ORDER BY total` where `total` is `SUM(x)`:
+ * COUNT, SUM and AVG are numbers (mysql2 returns DECIMAL sums and averages as strings, which
+ * must not be compared as text). On MySQL, MIN/MAX(x) order as x does, by the key of each
+ * shard's result when x has one (the key of `fn(argText)`, whatever text it is asked for).
+ * SQLite computes MIN/MAX under x's collation but orders their results as BINARY (an
+ * aggregate is not a column), as checked with better-sqlite3.
+ */
+export function aggregateOrderOf(fn: string, arg: ColumnOrder, argText: string | undefined, dialect: SqlDialect): ColumnOrder {
+  if (fn === 'COUNT' || fn === 'SUM' || fn === 'AVG') return NUMERIC_ORDER;
+  if (fn !== 'MIN' && fn !== 'MAX') return UNTYPED_ORDER;
+  if (arg.kind === 'refused') return arg;
+  if (dialect === 'sqlite') return { ...UNTYPED_ORDER, extreme: arg.extreme, rule: `${fn}: SQLite storage classes, BINARY text` };
+  const { type, collation, key } = arg.extreme;
+  const order: OrderKey = key === undefined ? { type, collation } : argText === undefined ? UNTYPED_ORDER.order : { type, collation, key: () => key(fn, argText) };
+  return { kind: 'exact', order, extreme: arg.extreme, rule: `${fn} of: ${arg.rule}` };
+}
+
 /** How the database orders, groups and takes MIN/MAX of `column`'s values. */
 export function columnOrderOf(column: ColumnMetadata, dialect: SqlDialect): ColumnOrder {
   return orderOfFacts(columnFactsOf(column, dialect));
@@ -198,14 +223,8 @@ const MYSQL_ORDERS: Readonly<Record<MysqlFamily, (facts: ColumnFacts) => ColumnO
   // supportBigNumbers and bigNumberStrings); DOUBLE prints with round-trip precision.
   number: () => ({ kind: 'exact', order: numericValue, extreme: numericValue, rule: 'numbers (BIGINT/DECIMAL exact strings)' }),
   // FLOAT prints with 6 significant digits: 1.0000001 and 1.0000002 both read back as 1 but
-  // order and group apart. `+ 0e0` gives the exact double. Rounding is monotone, so
-  // partial MIN/MAX compare correctly as printed.
-  float: () => ({
-    kind: 'exact',
-    order: { ...numericValue, key: (c) => `(${c} + 0e0)` },
-    extreme: numericValue,
-    rule: 'FLOAT: exact value, `col + 0e0` (it prints with 6 digits)',
-  }),
+  // order and group apart. `+ 0e0` gives the exact double (also of MIN/MAX, for ORDER BY them).
+  float: () => monotoneKey('numeric', (c) => `(${c} + 0e0)`, 'FLOAT: exact value, `col + 0e0` (it prints with 6 digits)'),
   // BIT(n) values are big-endian n-bit Buffers: byte order is numeric order. MIN/MAX of a
   // BIT column return the decimal digits as bytes (`'513'` < `'2'` byte-wise), so partial
   // results are compared by their number.

@@ -63,6 +63,21 @@ describe('column orders in the plan (MySQL)', () => {
     });
   });
 
+  it('ORDER BY the alias of MAX(text): by the merged aggregate\'s key column; a MAX not selected cannot be ordered by', () => {
+    const p = plan('SELECT `i`.`n` AS `g`, MAX(`i`.`name`) AS `m` FROM `items` `i` GROUP BY `i`.`n` ORDER BY `m` DESC');
+    expect(p.derivedColumns).toEqual([{ expression: mysqlWeightKey('MAX(`i`.`name`)'), alias: '__shard_key_0' }]);
+    expect(p.merge).toMatchObject({
+      orderBy: [{ column: '__shard_key_0', direction: 'DESC', type: 'mysql-weight' }],
+      aggregates: [{ alias: 'm', fn: 'MAX', keyColumn: '__shard_key_0' }],
+    });
+    expect(plan('SELECT `i`.`n` AS `g` FROM `items` `i` GROUP BY `i`.`n` ORDER BY MAX(`i`.`name`)').unmergeable).toMatch(/not in the select list/);
+  });
+
+  it('ORDER BY the alias of SUM: numbers (MySQL returns DECIMAL sums as strings)', () => {
+    const p = plan('SELECT `i`.`n` AS `g`, SUM(`i`.`n`) AS `s` FROM `items` `i` GROUP BY `i`.`n` ORDER BY `s` DESC');
+    expect(p.merge).toMatchObject({ orderBy: [{ column: 's', direction: 'DESC', type: 'numeric' }] });
+  });
+
   it('DISTINCT over shards: rows are the same when their keys are (text by weight, numbers by value)', () => {
     const p = plan('SELECT DISTINCT `i`.`name` AS `v`, `i`.`n` AS `n` FROM `items` `i` ORDER BY `i`.`name`');
     expect(p.derivedColumns).toEqual([{ expression: mysqlWeightKey('`i`.`name`'), alias: '__shard_key_0' }]);

@@ -3,7 +3,7 @@ import type { SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
 import { columnRefOf, textOf, type AstNode } from './ast.js';
 import { aliasOfColumn, expressionText } from './expression-text.js';
-import { columnOrderOf, UNTYPED_ORDER, type ColumnOrder } from './column-order.js';
+import { aggregateOrderOf, columnOrderOf, UNTYPED_ORDER, type ColumnOrder } from './column-order.js';
 import { compileHaving, type CompiledHaving } from './having.js';
 import { distinctKeysOf, extremeOf, groupKeyOf } from './merge-keys.js';
 import type { DerivedColumn } from './plan.js';
@@ -48,6 +48,7 @@ export function shapeOf(ast: AstNode, rules: ShardingRules, dialect: SqlDialect,
   };
   /** How the database orders the values of `expr` (see column-order.ts). */
   const orderOf = (expr: AstNode | undefined): ColumnOrder => {
+    if (expr?.type === 'aggr_func') return aggregateOrderOf(String(expr.name).toUpperCase(), orderOf(expr.args?.expr), expressionText(expr.args?.expr), dialect);
     const col = expr && resolveColumn(expr, ast, rules);
     return col ? columnOrderOf(col, dialect) : UNTYPED_ORDER;
   };
@@ -69,7 +70,8 @@ export function shapeOf(ast: AstNode, rules: ShardingRules, dialect: SqlDialect,
       continue;
     }
     const { type, collation, key } = order.order;
-    if (key !== undefined && text !== undefined) {
+    // An aggregate's key is valid only as the merged aggregate's key column: it must be selected.
+    if (key !== undefined && text !== undefined && (target.type !== 'aggr_func' || findAlias(item.expr) !== undefined)) {
       // A key the server computes (text weights, ENUM position, exact temporal value).
       orderBy.push({ column: derive(key(text), 'key'), direction, type, collation });
       continue;

@@ -62,8 +62,16 @@ export async function openFixture(
     } as never);
     plainOptions = { type: 'mariadb', host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: '', database: `${prefix}_plain`, entities, synchronize: true, ...plainExtra } as DataSourceOptions;
   }
-  await sharded.initialize();
-  const plain = await new DataSource(plainOptions).initialize();
+  let plain: DataSource;
+  try {
+    await sharded.initialize();
+    plain = await new DataSource(plainOptions).initialize();
+  } catch (error) {
+    // The caller never gets a fixture to close: drop what was created here.
+    await sharded.destroy().catch(() => undefined);
+    if (backend === 'mariadb') await dropDatabases([...names, `${prefix}_plain`]);
+    throw error;
+  }
   physical.length = 0;
   return {
     sharded,

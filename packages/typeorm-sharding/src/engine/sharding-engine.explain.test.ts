@@ -27,10 +27,10 @@ const FIND = 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE ((`O
 const findOn = (list: string) => `SELECT \`Order\`.\`id\` AS \`Order_id\` FROM \`orders\` \`Order\` WHERE ((\`Order\`.\`id\` IN (${list})))`;
 const PAGE =
   'SELECT `Order`.`id` AS `Order_id`, `Order`.`buyerId` AS `Order_buyerId` FROM `orders` `Order` ' +
-  'WHERE ((`Order`.`id` IN (?, ?, ?, ?, ?)) AND (`Order`.`buyerId` = ?)) ORDER BY `Order`.`createdAt` DESC LIMIT 20 OFFSET 20';
+  'WHERE ((`Order`.`id` IN (?, ?, ?, ?, ?)) AND (`Order`.`buyerId` = ?)) ORDER BY `Order`.`regionId` DESC LIMIT 20 OFFSET 20';
 const pageOn = (list: string) =>
-  'SELECT `Order`.`id` AS `Order_id`, `Order`.`buyerId` AS `Order_buyerId` , `Order`.`createdAt` AS `__shard_sort_0` FROM `orders` `Order` ' +
-  `WHERE ((\`Order\`.\`id\` IN (${list})) AND (\`Order\`.\`buyerId\` = ?)) ORDER BY \`Order\`.\`createdAt\` DESC LIMIT 40 OFFSET 0`;
+  'SELECT `Order`.`id` AS `Order_id`, `Order`.`buyerId` AS `Order_buyerId` , `Order`.`regionId` AS `__shard_sort_0` FROM `orders` `Order` ' +
+  `WHERE ((\`Order\`.\`id\` IN (${list})) AND (\`Order\`.\`buyerId\` = ?)) ORDER BY \`Order\`.\`regionId\` DESC LIMIT 40 OFFSET 0`;
 
 const CASES: readonly ExplainCase[] = [
   {

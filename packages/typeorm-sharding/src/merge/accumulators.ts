@@ -18,7 +18,7 @@ export interface Accumulator {
    * decimal text) is the driver's for this column.
    */
   result(partial: unknown): unknown;
-  /** Extra columns the aggregate writes besides its alias (MIN/MAX's weight). */
+  /** Columns besides the alias that the result sets (MIN/MAX: the winner's sort key). */
   extra?(out: Row): void;
 }
 
@@ -83,8 +83,8 @@ const FACTORIES: AccumulatorFactories = {
     const sum = new ExactSum();
     return { add: (row) => sum.add(read(row, spec.alias)), result: () => sum.total() };
   },
-  MIN: (spec) => extreme(spec.alias, spec.weightAlias, createValueComparator(spec.weightAlias ? 'binary' : (spec.type ?? 'auto'), spec.collation), -1),
-  MAX: (spec) => extreme(spec.alias, spec.weightAlias, createValueComparator(spec.weightAlias ? 'binary' : (spec.type ?? 'auto'), spec.collation), 1),
+  MIN: (spec) => extreme(spec.alias, spec.keyColumn ?? spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), -1),
+  MAX: (spec) => extreme(spec.alias, spec.keyColumn ?? spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), 1),
   AVG: (spec) => {
     const sum = new ExactSum();
     const count = new ExactSum();
@@ -115,26 +115,26 @@ function createAccumulator(spec: AggregateSpec): Accumulator {
   return (FACTORIES[spec.fn] as (spec: AggregateSpec) => Accumulator)(spec);
 }
 
-/** MIN / MAX: compared by the value, or by a weight column when the plan gives one (the weight is kept with the value). */
-function extreme(column: string, weightColumn: string | undefined, compare: (a: unknown, b: unknown) => number, wanted: 1 | -1): Accumulator {
+/** The extreme `column` value, judged by `keyColumn` (the same column, or the server's sort key of it). */
+function extreme(column: string, keyColumn: string, compare: (a: unknown, b: unknown) => number, wanted: 1 | -1): Accumulator {
   let best: unknown = null;
-  let bestWeight: unknown = null;
+  let bestKey: unknown = null;
   let found = false;
   return {
     add: (row) => {
       const value = read(row, column);
       if (isSqlNull(value)) return;
-      const weight = weightColumn === undefined ? value : read(row, weightColumn);
+      const key = keyColumn === column ? value : read(row, keyColumn);
       // Ties keep the first value seen, so the result does not depend on later inputs.
-      if (!found || compare(weight, bestWeight) * wanted > 0) {
+      if (!found || compare(key, bestKey) * wanted > 0) {
         best = value;
-        bestWeight = weight;
+        bestKey = key;
         found = true;
       }
     },
     result: () => best,
-    extra: weightColumn === undefined ? undefined : (out) => {
-      out[weightColumn] = found ? bestWeight : null;
+    extra: (out) => {
+      if (keyColumn !== column) out[keyColumn] = bestKey;
     },
   };
 }

@@ -29,20 +29,22 @@ export interface CountOrSumAggregate {
   readonly fn: 'COUNT' | 'SUM';
 }
 
-/** `MIN(...)`/`MAX(...)` selected as `alias`, compared as a sort key of `type` would be. */
+/**
+ * `MIN(...)`/`MAX(...)` selected as `alias`, compared as a sort key of `type` would be.
+ * Partial results are compared by their own value, or, with `keyColumn`, by a column the
+ * plan selected next to them that holds the server's sort key of that value (e.g. its
+ * collation weights): the merge then keeps the `alias` value of the row whose key wins,
+ * and that row's key in `keyColumn`, so that an ORDER BY of the aggregate can sort by it.
+ */
 export interface MinOrMaxAggregate {
   readonly alias: string;
   readonly fn: 'MIN' | 'MAX';
-  /** @default 'auto' */
+  /** Type of the compared values (of `keyColumn` when given). @default 'auto' */
   readonly type?: SortKeyType;
   /** @default 'binary' */
   readonly collation?: Collation;
-  /**
-   * A column holding the server's sort weight of each partial (`WEIGHT_STRING(MIN(x))` on
-   * MySQL): partials are compared by it, byte-wise, and the winner's weight is written back
-   * to it, so that the merged value can be ordered by the same weights later.
-   */
-  readonly weightAlias?: string;
+  /** Derived column holding the sort key of each partial result (left in the row: the plan strips it). */
+  readonly keyColumn?: string;
 }
 
 /**
@@ -134,7 +136,7 @@ export interface GroupConcatAggregate {
   /** Column whose values decide sameness under DISTINCT; @default valuesAlias */
   readonly distinctAlias?: string;
   readonly distinct: boolean;
-  readonly orderBy: readonly { readonly column: string; readonly direction: 'ASC' | 'DESC'; readonly type: SortKeyType }[];
+  readonly orderBy: readonly { readonly column: string; readonly direction: 'ASC' | 'DESC'; readonly type: SortKeyType; readonly collation?: Collation }[];
   /** Multiplicity of each (value, order keys) row; absent under DISTINCT. */
   readonly countAlias?: string;
   readonly separator: string;

@@ -68,6 +68,16 @@ describe('ScalarAggregate', () => {
     ).toEqual(['v="b"']);
   });
 
+  it('MIN/MAX with a key column: the value whose server sort key wins, with that key', async () => {
+    // MariaDB returns MIN(bit_col) as decimal digits in bytes ('513' < '2' byte-wise); the plan
+    // selects MIN(bit_col + 0) next to it and the merge compares that.
+    const rows = [[{ v: Buffer.from('513'), k: '513' }], [{ v: Buffer.from('2'), k: '2' }], [{ v: null, k: null }]];
+    const spec = (fn: 'MIN' | 'MAX'): readonly AggregateSpec[] => [{ alias: 'v', fn, type: 'numeric', keyColumn: 'k' }];
+    expect(await collectRows(createScalarAggregate(fakeInput(rows.flat()), spec('MIN')))).toEqual([{ v: Buffer.from('2'), k: '2' }]);
+    expect(await collectRows(createScalarAggregate(fakeInput(rows.flat()), spec('MAX')))).toEqual([{ v: Buffer.from('513'), k: '513' }]);
+    expect(await collectRows(createScalarAggregate(fakeInput([]), spec('MAX')))).toEqual([{ v: null, k: null }]);
+  });
+
   it('COUNT_DISTINCT counts distinct non-NULL values across inputs and drops the value column', async () => {
     const cd: readonly AggregateSpec[] = [
       { alias: 'n', fn: 'COUNT_DISTINCT', valuesAlias: '__cd_0' },

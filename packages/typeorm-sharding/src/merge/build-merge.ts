@@ -1,6 +1,7 @@
 import { createScalarAggregate } from './aggregate.js';
 import type { GroupKey } from './canonical-key.js';
 import { createCompute } from './compute.js';
+import type { Collation } from './collation.js';
 import { createConcat } from './concat.js';
 import { createDistinct } from './distinct.js';
 import { explainTree } from './explain.js';
@@ -86,9 +87,6 @@ function buildOperators(spec: MergeSpec, inputs: readonly AsyncIterable<Row>[]):
 function groupsStreamFrom(groupBy: readonly GroupKey[], orderBy: readonly SortKey[]): boolean {
   const leading = orderBy.slice(0, groupBy.length);
   const columns = new Set(leading.map((key) => key.column));
-  return (
-    columns.size === groupBy.length &&
-    leading.every((key) => (key.collation ?? 'binary') === 'binary') &&
-    groupBy.every((key) => columns.has(key.column) && (key.collation ?? 'binary') === 'binary')
-  );
+  const exact = (key: { readonly collation?: Collation }) => key.collation !== 'case-insensitive';
+  return columns.size === groupBy.length && leading.every(exact) && groupBy.every((key) => columns.has(key.column) && exact(key));
 }

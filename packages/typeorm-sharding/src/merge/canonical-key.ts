@@ -1,4 +1,4 @@
-import { foldCaseInsensitive, type Collation } from './collation.js';
+import { collationKey, type Collation } from './collation.js';
 import { isSqlNull } from './compare-values.js';
 import { parseDecimal } from './decimal.js';
 import type { Row } from './row.js';
@@ -26,7 +26,7 @@ export function canonicalValueKey(value: unknown, collation: Collation = 'binary
   if (isSqlNull(value)) return 'N';
   switch (typeof value) {
     case 'string':
-      return `s${collation === 'binary' ? value : foldCaseInsensitive(value)}`;
+      return `s${collationKey(value, collation)}`;
     case 'number':
       return Number.isSafeInteger(value) ? `n${value}` : `n${canonicalNumberText(String(value))}`;
     case 'bigint':

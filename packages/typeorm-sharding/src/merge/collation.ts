@@ -5,14 +5,16 @@
  *   `utf8mb4_0900_bin` / MariaDB's `utf8mb4_nopad_bin` exactly. MySQL's older
  *   `utf8mb4_bin` is PAD SPACE (trailing spaces ignored); the two differ only for strings
  *   that end in spaces or hold characters below U+0020 after a common prefix.
+ * - `nocase`: SQLite's built-in `NOCASE`, exactly: ASCII `A`–`Z` compare as `a`–`z`, every
+ *   other character by its code point (`'Ä'` ≠ `'ä'`).
+ * - `rtrim`: SQLite's built-in `RTRIM`, exactly: `binary` with trailing U+0020 spaces ignored.
  * - `case-insensitive`: an approximation of MySQL/MariaDB `utf8mb4_general_ci`,
  *   `utf8mb4_unicode_ci` and `utf8mb4_0900_ai_ci`, see {@link foldCaseInsensitive}.
  *
- * Where exactness matters the plan stage can select `WEIGHT_STRING(col)` as a derived
- * column and sort or group on it with type `binary`: the server's own weights, compared
- * byte-wise, are exact for every collation.
+ * The planner does not use `case-insensitive` for MySQL columns: it selects the server's own
+ * sort weights instead (see `mysql-weight.ts`), which are exact for every collation.
  */
-export type Collation = 'binary' | 'case-insensitive';
+export type Collation = 'binary' | 'nocase' | 'rtrim' | 'case-insensitive';
 
 /**
  * Compares two strings by Unicode code point, which equals UTF-8 byte order. JavaScript's
@@ -65,8 +67,28 @@ export function foldCaseInsensitive(text: string): string {
   return folded.endsWith(' ') ? folded.replace(TRAILING_SPACES, '') : folded;
 }
 
+const ASCII_UPPER = /[A-Z]/;
+const ASCII_UPPER_ALL = /[A-Z]+/g;
+
+/**
+ * The string that stands for `text` under `collation`: two strings are equal under the
+ * collation exactly when their keys are equal, and order as their keys' code points.
+ */
+export function collationKey(text: string, collation: Collation): string {
+  switch (collation) {
+    case 'binary':
+      return text;
+    case 'nocase':
+      return ASCII_UPPER.test(text) ? text.replace(ASCII_UPPER_ALL, (run) => run.toLowerCase()) : text;
+    case 'rtrim':
+      return text.endsWith(' ') ? text.replace(TRAILING_SPACES, '') : text;
+    case 'case-insensitive':
+      return foldCaseInsensitive(text);
+  }
+}
+
 /** Compares two strings under `collation`. */
 export function compareStrings(a: string, b: string, collation: Collation): number {
   if (collation === 'binary') return compareCodePoints(a, b);
-  return compareCodePoints(foldCaseInsensitive(a), foldCaseInsensitive(b));
+  return compareCodePoints(collationKey(a, collation), collationKey(b, collation));
 }

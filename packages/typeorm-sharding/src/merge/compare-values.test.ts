@@ -8,8 +8,18 @@ const order = (a: unknown, b: unknown, type: SortKeyType, collation: 'binary' | 
 
 describe('compareValues', () => {
   describe('NULL is the smallest value of every type', () => {
-    it.each<SortKeyType>(['numeric', 'string', 'binary', 'date', 'auto'])('%s', (type) => {
-      const some = { numeric: 1, string: 'a', binary: Buffer.from([0]), date: new Date(0), auto: -1 }[type];
+    const SOME: Record<SortKeyType, unknown> = {
+      numeric: 1,
+      string: 'a',
+      binary: Buffer.from([0]),
+      date: new Date(0),
+      auto: -1,
+      'mysql-weight': Buffer.from([0]),
+      'mariadb-uuid': '00000000-0000-0000-0000-000000000000',
+      'mariadb-uuid-swap-all': '00000000-0000-0000-0000-000000000000',
+    };
+    it.each(Object.keys(SOME) as SortKeyType[])('%s', (type) => {
+      const some = SOME[type];
       expect(order(null, some, type)).toBe(-1);
       expect(order(some, undefined, type)).toBe(1);
       expect(order(null, undefined, type)).toBe(0);

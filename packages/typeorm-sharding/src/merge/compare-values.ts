@@ -1,6 +1,8 @@
 import { compareCodePoints, compareStrings, type Collation } from './collation.js';
 import { compareDecimals, parseDecimal, type DecimalParts } from './decimal.js';
+import { compareMariadbUuids } from './mariadb-uuid.js';
 import { MergeValueError, showValue } from './merge-error.js';
+import { compareMysqlWeights } from './mysql-weight.js';
 
 /**
  * How the database orders the values of one sort key.
@@ -13,9 +15,14 @@ import { MergeValueError, showValue } from './merge-error.js';
  * - `date`: `Date` objects and date/time strings by time.
  * - `auto`: chosen from the JavaScript types of the two values (see {@link compareValues}).
  *   mysql2 returns DECIMAL as a string, which `auto` orders as text: the plan should
- *   type such keys `numeric`.
+ *   type such keys `numeric`. With SQLite's values (numbers, text, bytes) this is exactly
+ *   SQLite's order.
+ * - `mysql-weight`: a MySQL text sort key built by the plan from `WEIGHT_STRING()` and the
+ *   collation's pad weight (see `compareMysqlWeights`): exact for every collation.
+ * - `mariadb-uuid` / `mariadb-uuid-swap-all`: MariaDB's native `UUID` text, in the server's
+ *   stored order (see `compareMariadbUuids`; `swap-all` for MariaDB before 10.11.5).
  */
-export type SortKeyType = 'numeric' | 'string' | 'binary' | 'date' | 'auto';
+export type SortKeyType = 'numeric' | 'string' | 'binary' | 'date' | 'auto' | 'mysql-weight' | 'mariadb-uuid' | 'mariadb-uuid-swap-all';
 
 /** Orders two values: negative, zero or positive like `a - b`. */
 export type ValueComparator = (a: unknown, b: unknown) => number;
@@ -59,6 +66,9 @@ const NON_NULL_COMPARATORS: Record<SortKeyType, (collation: Collation) => ValueC
   binary: () => compareBinary,
   date: () => compareDates,
   auto: (collation) => (a, b) => compareAuto(a, b, collation),
+  'mysql-weight': () => compareMysqlWeights,
+  'mariadb-uuid': () => (a, b) => compareMariadbUuids(a, b, 'swap-v1-5'),
+  'mariadb-uuid-swap-all': () => (a, b) => compareMariadbUuids(a, b, 'swap-all'),
 };
 
 // --- numeric ---------------------------------------------------------------------------

@@ -91,7 +91,7 @@ function cutBytes(text: string, maxBytes: number): string {
 
 const groupConcat: AccumulatorFactories<'GROUP_CONCAT'>['GROUP_CONCAT'] = (spec) => {
   const entries: { value: unknown; keys: unknown[]; count: number; same: string }[] = [];
-  const comparators = spec.orderBy.map((o) => ({ compare: createValueComparator(o.type), sign: o.direction === 'DESC' ? -1 : 1 }));
+  const comparators = spec.orderBy.map((o) => ({ compare: createValueComparator(o.type, o.collation), sign: o.direction === 'DESC' ? -1 : 1 }));
   return {
     add(row) {
       const value = read(row, spec.valuesAlias);

@@ -1,6 +1,8 @@
 export type { Row, Describable, MergeOperator } from './row.js';
 export { MergeValueError } from './merge-error.js';
-export { compareCodePoints, compareStrings, foldCaseInsensitive, type Collation } from './collation.js';
+export { collationKey, compareCodePoints, compareStrings, foldCaseInsensitive, type Collation } from './collation.js';
+export { compareMysqlWeights } from './mysql-weight.js';
+export { compareMariadbUuids, type MariadbUuidOrder } from './mariadb-uuid.js';
 export { compareValues, createValueComparator, isSqlNull, type SortKeyType, type ValueComparator } from './compare-values.js';
 export {
   addDecimals,

@@ -3,7 +3,8 @@
  * results the shards send (columns added to their select list, values added to their
  * GROUP BY) and how the merge combines them (`AggregateSpec`).
  */
-import type { AggregateSpec } from '../merge/index.js';
+import type { AggregateSpec, GroupConcatAggregate } from '../merge/index.js';
+import { UNTYPED_ORDER } from './column-order.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { ExpressionTyper } from './expression-type.js';
 import type { PrintedSql } from './print-sql.js';
@@ -47,12 +48,15 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
   if (node.args.length !== 1 || !arg) return { problem: `${name}() with ${node.args.length} arguments` };
   const printedArg = arg.kind === 'star' ? { text: '*', slots: [] } : ctx.print(arg);
   if (!printedArg) return { problem: `${name}() of an expression the merge cannot send to the shards` };
-  const isText = ctx.dialect === 'mysql' && orderingOf(ctx.typer.typeOf(arg), ctx.dialect, '').kind === 'weight';
-  /** The values of the argument, grouped on the shards: under a text collation, distinct by their weights. */
+  const argOrder = arg.kind === 'star' ? UNTYPED_ORDER : orderingOf(ctx.typer.typeOf(arg), ctx.dialect, `the argument of ${name}()`);
+  /** The SQL of the value that decides when two values of the argument are one (the server's key where it computes one). */
+  const sameKey = argOrder.kind === 'exact' && argOrder.order.key ? argOrder.order.key : undefined;
+  const isText = argOrder.kind === 'exact' && argOrder.order.type === 'mysql-weight';
+  /** The values of the argument, grouped on the shards, with the key that decides their sameness. */
   const valuesOf = (): { valuesAlias: string; sameAlias: string | undefined } => {
     ctx.groupByValue(printedArg);
     const valuesAlias = ctx.derive(printedArg, 'value');
-    return { valuesAlias, sameAlias: isText ? ctx.derive(wrap('WEIGHT_STRING', printedArg), 'value') : undefined };
+    return { valuesAlias, sameAlias: sameKey ? ctx.derive({ text: sameKey(printedArg.text), slots: printedArg.slots }, 'value') : undefined };
   };
   const checked = (spec: AggregateSpec, column: string | undefined): AggregateSpec | { problem: string } =>
     column === undefined ? { problem: `${name}() of an expression the merge cannot send to the shards` } : spec;
@@ -62,14 +66,16 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
       if (!node.distinct || ctx.isShardKey(arg)) return checked({ alias, fn: 'COUNT' }, self());
       // Each distinct value is counted once, wherever it occurs: the shards send the values.
       const { valuesAlias, sameAlias } = valuesOf();
-      return { alias, fn: 'COUNT_DISTINCT', valuesAlias: sameAlias ?? valuesAlias };
+      const collation = argOrder.kind === 'exact' && !sameKey ? argOrder.order.collation : 'binary';
+      return { alias, fn: 'COUNT_DISTINCT', valuesAlias: sameAlias ?? valuesAlias, ...(collation !== 'binary' ? { collation } : {}) };
     }
     case 'SUM':
     case 'AVG': {
       if (node.distinct) {
         if (isText) return { problem: `${name}(DISTINCT …) of text` };
-        const { valuesAlias } = valuesOf();
-        return { alias, fn: name === 'SUM' ? 'SUM_DISTINCT' : 'AVG_DISTINCT', valuesAlias };
+        const { valuesAlias, sameAlias } = valuesOf();
+        // A numeric key (FLOAT's exact `col + 0e0`) is the value itself, exactly.
+        return { alias, fn: name === 'SUM' ? 'SUM_DISTINCT' : 'AVG_DISTINCT', valuesAlias: sameAlias ?? valuesAlias };
       }
       if (name === 'SUM') return checked({ alias, fn: 'SUM' }, self());
       // Averages cannot be averaged: the shards send SUM and COUNT.
@@ -77,16 +83,13 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
     }
     case 'MIN':
     case 'MAX': {
-      const ordering = orderingOf(ctx.typer.typeOf(arg), ctx.dialect, `${name}()`);
-      if (ordering.kind === 'unsupported') return { problem: ordering.problem };
+      if (argOrder.kind === 'refused') return { problem: argOrder.reason };
       const column = self();
       if (column === undefined) return checked({ alias, fn: name }, column);
-      if (ordering.kind === 'weight') {
-        const printed = ctx.print(node);
-        if (!printed) return { problem: `${name}() of an expression the merge cannot send to the shards` };
-        return { alias, fn: name, weightAlias: ctx.derive(wrap('WEIGHT_STRING', printed), 'weight') };
-      }
-      return ordering.kind === 'values' ? { alias, fn: name, type: ordering.type, collation: ordering.collation } : { alias, fn: name, type: 'auto' };
+      if (argOrder.kind === 'constant') return { alias, fn: name, type: 'auto' };
+      const { type, collation, key } = argOrder.extreme;
+      // Partial results compared by the server's key of each (text weights, `col + 0` …), kept with the value.
+      return { alias, fn: name, type, collation, ...(key ? { keyColumn: ctx.derive({ text: key(name, printedArg.text), slots: printedArg.slots }, 'extreme') } : {}) };
     }
     case 'BIT_AND':
     case 'BIT_OR':
@@ -94,7 +97,7 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
       if (ctx.dialect !== 'mysql' || node.distinct) break;
       return checked({ alias, fn: name }, self());
     case 'GROUP_CONCAT':
-      return ctx.dialect === 'mysql' ? planGroupConcat(node, alias, printedArg, isText, ctx) : { problem: 'group_concat() over several shards (SQLite does not define its order)' };
+      return ctx.dialect === 'mysql' ? planGroupConcat(node, alias, printedArg, sameKey, ctx) : { problem: 'group_concat() over several shards (SQLite does not define its order)' };
     default:
       if (VARIANCES.has(name) && ctx.dialect === 'mysql' && !node.distinct) {
         const square: PrintedSql = { text: `(${printedArg.text}) * (${printedArg.text})`, slots: [...printedArg.slots, ...printedArg.slots] };
@@ -112,26 +115,33 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
   return { problem: `${name}(${node.distinct ? 'DISTINCT …' : '…'}) over several shards` };
 }
 
-function planGroupConcat(node: AggregateNode, alias: string, printedArg: PrintedSql, isText: boolean, ctx: AggregateContext): AggregateSpec | { problem: string } {
+function planGroupConcat(
+  node: AggregateNode,
+  alias: string,
+  printedArg: PrintedSql,
+  sameKey: ((sql: string) => string) | undefined,
+  ctx: AggregateContext,
+): AggregateSpec | { problem: string } {
   ctx.groupByValue(printedArg);
   const valuesAlias = ctx.derive(printedArg, 'value');
-  const orderBy: { column: string; direction: 'ASC' | 'DESC'; type: 'numeric' | 'binary' | 'date' | 'auto' | 'string' }[] = [];
+  const orderBy: GroupConcatAggregate['orderBy'][number][] = [];
   for (const item of node.orderBy) {
     const printed = ctx.print(item.expr);
     if (!printed) return { problem: 'GROUP_CONCAT(… ORDER BY an expression the merge cannot send to the shards)' };
     const ordering = orderingOf(ctx.typer.typeOf(item.expr), ctx.dialect, 'a GROUP_CONCAT order key');
-    if (ordering.kind === 'unsupported') return { problem: ordering.problem };
+    if (ordering.kind === 'refused') return { problem: ordering.reason };
     if (ordering.kind === 'constant') continue;
     ctx.groupByValue(printed);
-    if (ordering.kind === 'weight') orderBy.push({ column: ctx.derive(wrap('WEIGHT_STRING', printed), 'value'), direction: item.direction, type: 'binary' });
-    else orderBy.push({ column: ctx.derive(printed, 'value'), direction: item.direction, type: ordering.type });
+    const { type, collation, key } = ordering.order;
+    const column = ctx.derive(key ? { text: key(printed.text), slots: printed.slots } : printed, 'value');
+    orderBy.push({ column, direction: item.direction, type, collation });
   }
   return {
     alias,
     fn: 'GROUP_CONCAT',
     valuesAlias,
     distinct: node.distinct,
-    ...(node.distinct && isText ? { distinctAlias: ctx.derive(wrap('WEIGHT_STRING', printedArg), 'value') } : {}),
+    ...(node.distinct && sameKey ? { distinctAlias: ctx.derive({ text: sameKey(printedArg.text), slots: printedArg.slots }, 'value') } : {}),
     orderBy,
     ...(node.distinct ? {} : { countAlias: ctx.derive({ text: 'COUNT(*)', slots: [] }, 'count') }),
     separator: node.separator ?? ',',

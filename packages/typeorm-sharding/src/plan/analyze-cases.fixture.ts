@@ -26,14 +26,25 @@ export interface PlanCase {
   readonly dialects?: readonly SqlDialect[];
   /** The expected plan (for SELECT: the fields `summarizePlan` keeps). */
   readonly plan?: unknown;
+  /** Or the expected plan per dialect (column orders differ: see `column-order.ts`). */
+  readonly planOf?: (dialect: SqlDialect) => unknown;
   /** Or the expected error: class name and a fragment of its message. */
   readonly error?: { readonly name: string; readonly message: string };
 }
 
 const IN0 = { kind: 'values', refs: [{ kind: 'in-list', list: 0 }] };
 const slot = (n: number) => ({ kind: 'values', refs: [{ kind: 'slot', slot: n }] });
-const numeric = (column: string, direction: 'ASC' | 'DESC' = 'ASC') => ({ column, direction, type: 'numeric', collation: 'binary' });
-const date = (column: string, direction: 'ASC' | 'DESC' = 'ASC') => ({ column, direction, type: 'date', collation: 'binary' });
+/** An integer column's sort key: numbers on MySQL, SQLite's storage-class order on SQLite. */
+const int = (dialect: SqlDialect, column: string, direction: 'ASC' | 'DESC' = 'ASC') =>
+  ({ column, direction, type: dialect === 'sqlite' ? 'auto' : 'numeric', collation: 'binary' });
+/**
+ * A DATETIME column `expression` ordered on the shards but not selected: MySQL's exact value
+ * `expression + 0` is selected (`__shard_key_0`), SQLite's text itself (`__shard_sort_0`).
+ */
+const datetimeKey = (dialect: SqlDialect, expression: string, direction: 'ASC' | 'DESC') =>
+  dialect === 'mysql'
+    ? { key: { column: '__shard_key_0', direction, type: 'numeric', collation: 'binary' }, derived: { expression: `(${expression} + 0)`, alias: '__shard_key_0', slots: [] } }
+    : { key: { column: '__shard_sort_0', direction, type: 'auto', collation: 'binary' }, derived: { expression, alias: '__shard_sort_0', slots: [] } };
 
 /** The common fields of a SELECT plan routed by `orders`. */
 const select = (fields: Record<string, unknown>) => ({
@@ -57,13 +68,16 @@ export const PLAN_CASES: readonly PlanCase[] = [
       'SELECT `Order`.`id` AS `Order_id`, `Order`.`buyerId` AS `Order_buyerId` FROM `orders` `Order` ' +
       'WHERE ((`Order`.`id` IN (?, ?, ?)) AND (`Order`.`buyerId` = ?)) ORDER BY `Order`.`createdAt` DESC LIMIT 2 OFFSET 1',
     parameters: [1, 2, 4, 7],
-    plan: select({
-      condition: IN0,
-      prunableLists: [0],
-      limit: { countSlot: 1, offsetSlot: 2 },
-      merge: { kind: 'ordered', orderBy: [date('__shard_sort_0', 'DESC')], strip: ['__shard_sort_0'] },
-      derivedColumns: [{ expression: '`Order`.`createdAt`', alias: '__shard_sort_0', slots: [] }],
-    }),
+    planOf: (dialect) => {
+      const { key, derived } = datetimeKey(dialect, '`Order`.`createdAt`', 'DESC');
+      return select({
+        condition: IN0,
+        prunableLists: [0],
+        limit: { countSlot: 1, offsetSlot: 2 },
+        merge: { kind: 'ordered', orderBy: [key], strip: [derived.alias] },
+        derivedColumns: [derived],
+      });
+    },
   },
   {
     comment: 'the article example: In(1, 2, 4, 5, 9), numbers inline on SQLite',
@@ -92,22 +106,25 @@ export const PLAN_CASES: readonly PlanCase[] = [
     comment: 'ORDER BY a selected column uses its alias: no derived column',
     query: 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE ((`Order`.`id` IN (?, ?))) ORDER BY `Order`.`id` DESC LIMIT 10',
     parameters: [1, 2],
-    plan: select({ condition: IN0, prunableLists: [0], limit: { countSlot: 0 }, merge: { kind: 'ordered', orderBy: [numeric('Order_id', 'DESC')] } }),
+    planOf: (dialect) => select({ condition: IN0, prunableLists: [0], limit: { countSlot: 0 }, merge: { kind: 'ordered', orderBy: [int(dialect, 'Order_id', 'DESC')] } }),
   },
   {
     comment: 'two ORDER BY keys: one derived, one selected',
     query: 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` ORDER BY `Order`.`createdAt` DESC, `Order`.`id` ASC LIMIT 20 OFFSET 20',
-    plan: select({
-      limit: { countSlot: 0, offsetSlot: 1 },
-      merge: { kind: 'ordered', orderBy: [date('__shard_sort_0', 'DESC'), numeric('Order_id')], strip: ['__shard_sort_0'] },
-      derivedColumns: [{ expression: '`Order`.`createdAt`', alias: '__shard_sort_0', slots: [] }],
-    }),
+    planOf: (dialect) => {
+      const { key, derived } = datetimeKey(dialect, '`Order`.`createdAt`', 'DESC');
+      return select({
+        limit: { countSlot: 0, offsetSlot: 1 },
+        merge: { kind: 'ordered', orderBy: [key, int(dialect, 'Order_id')], strip: [derived.alias] },
+        derivedColumns: [derived],
+      });
+    },
   },
   {
-    comment: 'ORDER BY a text column on SQLite: binary string order from the selected alias',
+    comment: 'ORDER BY a text column on SQLite: storage-class order, BINARY text, from the selected alias',
     dialects: ['sqlite'],
     query: 'SELECT `Order`.`id` AS `Order_id`, `Order`.`note` AS `Order_note` FROM `orders` `Order` ORDER BY `Order`.`note` ASC',
-    plan: select({ merge: { kind: 'ordered', orderBy: [{ column: 'Order_note', direction: 'ASC', type: 'string', collation: 'binary' }] } }),
+    plan: select({ merge: { kind: 'ordered', orderBy: [{ column: 'Order_note', direction: 'ASC', type: 'auto', collation: 'binary' }] } }),
   },
   {
     comment: 'relations + skip/take, first query: SELECT DISTINCT over a derived table holding a binding join',
@@ -117,7 +134,7 @@ export const PLAN_CASES: readonly PlanCase[] = [
       'WHERE ((`Order`.`id` IN (?, ?, ?)))) `distinctAlias` ORDER BY `distinctAlias`.`Order_id` ASC LIMIT 2 OFFSET 1',
     parameters: [1, 2, 5],
     // DISTINCT rows contain the shard key: no row spans shards, so no merge-side DISTINCT and the LIMIT is pushed.
-    plan: select({ condition: IN0, prunableLists: [0], limit: { countSlot: 0, offsetSlot: 1 }, merge: { kind: 'ordered', orderBy: [numeric('ids_Order_id')] } }),
+    planOf: (dialect) => select({ condition: IN0, prunableLists: [0], limit: { countSlot: 0, offsetSlot: 1 }, merge: { kind: 'ordered', orderBy: [int(dialect, 'ids_Order_id')] } }),
   },
   {
     comment: 'relations + skip/take with order: { createdAt }: TypeORM orders by the bare "Order_id" too',
@@ -127,12 +144,22 @@ export const PLAN_CASES: readonly PlanCase[] = [
       'LEFT JOIN `order_items` `I` ON `I`.`orderId`=`Order`.`id` WHERE `Order`.`id` IN (?, ?, ?)) `distinctAlias` ' +
       'ORDER BY `distinctAlias`.`Order_createdAt` DESC, `Order_id` ASC LIMIT 2 OFFSET 1',
     parameters: [1, 2, 5],
-    plan: select({
-      condition: IN0,
-      prunableLists: [0],
-      limit: { countSlot: 0, offsetSlot: 1 },
-      merge: { kind: 'ordered', orderBy: [date('Order_createdAt', 'DESC'), numeric('ids_Order_id')] },
-    }),
+    planOf: (dialect) =>
+      select({
+        condition: IN0,
+        prunableLists: [0],
+        limit: { countSlot: 0, offsetSlot: 1 },
+        ...(dialect === 'mysql'
+          ? {
+              merge: {
+                kind: 'ordered',
+                orderBy: [{ column: '__shard_key_0', direction: 'DESC', type: 'numeric', collation: 'binary' }, int(dialect, 'ids_Order_id')],
+                strip: ['__shard_key_0'],
+              },
+              derivedColumns: [{ expression: '(`distinctAlias`.`Order_createdAt` + 0)', alias: '__shard_key_0', slots: [] }],
+            }
+          : { merge: { kind: 'ordered', orderBy: [{ column: 'Order_createdAt', direction: 'DESC', type: 'auto', collation: 'binary' }, int(dialect, 'ids_Order_id')] } }),
+      }),
   },
   {
     comment: 'count(): COUNT(1) partial counts are added',
@@ -164,16 +191,17 @@ export const PLAN_CASES: readonly PlanCase[] = [
   {
     comment: 'GROUP BY a non-key column: groups span shards, so every shard sends all groups (no LIMIT pushed)',
     query: 'SELECT `Order`.`buyerId` AS `b`, COUNT(`Order`.`id`) AS `cnt` FROM `orders` `Order` GROUP BY `Order`.`buyerId` ORDER BY `Order`.`buyerId` ASC LIMIT 3',
-    plan: select({
-      limit: { countSlot: 0 },
-      pushLimit: false,
-      merge: { kind: 'ordered', orderBy: [numeric('b')], groupBy: [{ column: 'b', collation: 'binary' }], aggregates: [{ alias: 'cnt', fn: 'COUNT' }] },
-    }),
+    planOf: (dialect) =>
+      select({
+        limit: { countSlot: 0 },
+        pushLimit: false,
+        merge: { kind: 'ordered', orderBy: [int(dialect, 'b')], groupBy: [{ column: 'b', collation: 'binary' }], aggregates: [{ alias: 'cnt', fn: 'COUNT' }] },
+      }),
   },
   {
     comment: 'GROUP BY the shard key: every group lives on one shard, so groups are final per shard and LIMIT is pushed',
     query: 'SELECT `Order`.`id` AS `k`, COUNT(`Order`.`buyerId`) AS `cnt` FROM `orders` `Order` GROUP BY `Order`.`id` ORDER BY `Order`.`id` ASC LIMIT 3',
-    plan: select({ limit: { countSlot: 0 }, merge: { kind: 'ordered', orderBy: [numeric('k')] } }),
+    planOf: (dialect) => select({ limit: { countSlot: 0 }, merge: { kind: 'ordered', orderBy: [int(dialect, 'k')] } }),
   },
 
   // ── conditions ─────────────────────────────────────────────────────────────────

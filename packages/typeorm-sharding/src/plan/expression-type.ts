@@ -11,8 +11,10 @@ import type { ShardingRules } from '../rules/index.js';
 import { resolveColumn } from './resolve-column.js';
 import type { SelectNode, SqlNode } from './sql-node.js';
 
-/** What the planner knows about an expression's values. */
-export type ExprType =
+/** What the planner knows about an expression's values (and the table column it is, when it is one). */
+export type ExprType = TypeKind & { readonly column?: ColumnMetadata };
+
+type TypeKind =
   /**
    * Numbers: `int` (integers, booleans, COUNT), `decimal` (exact; `scale` when known), `real`
    * (FLOAT / DOUBLE). `inexact`: a number whose class is not known (arithmetic with a value
@@ -20,7 +22,7 @@ export type ExprType =
    */
   | { readonly kind: 'number'; readonly class: 'int' | 'decimal' | 'real'; readonly scale?: number; readonly inexact?: boolean }
   /** Text (ordered by the server's collation weights on MySQL, code points on SQLite unless the column says otherwise). */
-  | { readonly kind: 'text'; readonly column?: ColumnMetadata }
+  | { readonly kind: 'text' }
   /** DATE, DATETIME, TIMESTAMP values. */
   | { readonly kind: 'temporal' }
   /** A table column whose own type decides its order (ENUM, SET, BIT, TIME, binary, JSON …). */
@@ -61,7 +63,7 @@ export function typeOfColumn(column: ColumnMetadata, dialect: SqlDialect): ExprT
   if (INT_TYPES.test(name)) return INT;
   if (DECIMAL_TYPES.test(name)) return { kind: 'number', class: 'decimal', scale: column.scale ?? 0 };
   if (REAL_TYPES.test(name)) return REAL;
-  if (TEXT_TYPES.test(name)) return { kind: 'text', column };
+  if (TEXT_TYPES.test(name)) return TEXT;
   if (TEMPORAL_TYPES.test(name)) return TEMPORAL;
   return { kind: 'column', column };
 }
@@ -82,9 +84,16 @@ const BRANCHING = new Set(['COALESCE', 'IFNULL', 'GREATEST', 'LEAST', 'IF', 'IIF
 const ARITHMETIC_OPS = new Set(['+', '-', '*', '/', '%', 'MOD', 'DIV']);
 const COMPARISON_OPS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=', '<=>', 'AND', 'OR', 'XOR', '&&', 'IS', 'IS NOT', 'IN', 'NOT IN', 'BETWEEN', 'NOT BETWEEN', 'LIKE', 'NOT LIKE', 'REGEXP', 'RLIKE', 'NOT REGEXP']);
 
+/** The type of a value computed from a column (no longer the column itself, whose order may be keyed). */
+function withoutColumn(type: ExprType): ExprType {
+  if (type.kind === 'column') return UNKNOWN;
+  const { column: _column, ...rest } = type;
+  return rest as ExprType;
+}
+
 /** Combines the types of the branches of CASE / COALESCE / IF / GREATEST (MySQL's type aggregation). */
 export function combineExprTypes(types: readonly ExprType[]): ExprType {
-  const known = types.filter((t) => t.kind !== 'null');
+  const known = types.filter((t) => t.kind !== 'null').map(withoutColumn);
   if (known.length === 0) return { kind: 'null' };
   if (known.some((t) => t.kind === 'dynamic')) return { kind: 'dynamic' };
   if (known.every((t) => t.kind === 'number')) {
@@ -117,8 +126,8 @@ export class ExpressionTyper {
         const column = resolveColumn(node, this.select, this.rules);
         if (!column) return sqlite ? { kind: 'dynamic' } : UNKNOWN;
         const type = typeOfColumn(column, this.dialect);
-        // `c COLLATE x` orders by x: only the server knows it (WEIGHT_STRING on MySQL).
-        return node.collate && type.kind === 'text' ? TEXT : type;
+        // `c COLLATE x` orders by x: only the server knows it (its weights on MySQL).
+        return node.collate ? (type.kind === 'text' ? TEXT : type.kind === 'column' ? UNKNOWN : withoutColumn(type)) : { ...type, column };
       }
       case 'literal':
         if (node.value === null) return { kind: 'null' };
@@ -135,7 +144,7 @@ export class ExpressionTyper {
         return this.castType(node.target, node.scale);
       case 'unary':
         if (node.op === 'NOT' || node.op === '!') return sqlite ? { kind: 'dynamic' } : INT;
-        return this.typeOf(node.operand);
+        return withoutColumn(this.typeOf(node.operand));
       case 'binary':
         return this.binaryType(node.op, node.left, node.right);
       case 'function':
@@ -157,7 +166,8 @@ export class ExpressionTyper {
         return INT;
       case 'MIN':
       case 'MAX':
-        return argType;
+        // The value of a column, not the column: its order is the aggregate's (see `aggregateOrderOf`).
+        return argType.kind === 'column' ? UNKNOWN : withoutColumn(argType);
       case 'SUM':
         if (sqlite) return { kind: 'dynamic' };
         if (argType.kind !== 'number') return argType.kind === 'unknown' ? UNKNOWN : REAL;
@@ -236,10 +246,10 @@ export class ExpressionTyper {
     if (TEXT_FUNCTIONS.has(name)) return TEXT;
     if (TEMPORAL_FUNCTIONS.has(name)) return TEMPORAL;
     if (name === 'IF') return this.combine(args.slice(1));
-    if (name === 'NULLIF') return args[0] ? this.typeOf(args[0]) : UNKNOWN;
+    if (name === 'NULLIF') return args[0] ? withoutColumn(this.typeOf(args[0])) : UNKNOWN;
     if (BRANCHING.has(name)) return this.combine(args);
     if (name === 'ABS' || name === 'ROUND' || name === 'TRUNCATE') {
-      const t = args[0] ? this.typeOf(args[0]) : UNKNOWN;
+      const t = args[0] ? withoutColumn(this.typeOf(args[0])) : UNKNOWN;
       return name === 'ABS' || t.kind !== 'number' || t.class !== 'decimal' ? t : { kind: 'number', class: 'decimal' };
     }
     if (name === 'FLOOR' || name === 'CEIL' || name === 'CEILING') {

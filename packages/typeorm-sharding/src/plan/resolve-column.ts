@@ -1,10 +1,6 @@
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
-import type { SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { SelectNode, SqlNode } from './sql-node.js';
-
-/** How a sort key's values compare, as far as the planner can tell from the entity column. */
-export type SortType = 'numeric' | 'string' | 'date' | 'auto';
 
 /** A real table's column an expression stands for: the FROM item's alias and table, and the column. */
 interface SourceColumn {
@@ -53,20 +49,4 @@ export function resolveKey(expr: SqlNode, select: SelectNode, keyAliases: Readon
     if (keyAliases.get(source.alias)?.toLowerCase() === source.column.toLowerCase()) return true;
   }
   return false;
-}
-
-const NUMERIC = /^(tinyint|smallint|mediumint|int|integer|bigint|decimal|numeric|float|double|real|dec|int2|int4|int8|double precision|year|bit)$/;
-const DATES = /^(date|datetime|timestamp|time)$/;
-
-/** Sort type of an entity column, and whether MySQL compares it case-insensitively. */
-export function typeFamily(column: ColumnMetadata, dialect: SqlDialect): { type: SortType; ci: boolean } {
-  const raw = column.type;
-  const t = (typeof raw === 'string' ? raw : raw === Number ? 'int' : raw === Date ? 'datetime' : raw === String ? 'varchar' : raw === Boolean ? 'tinyint' : '').toLowerCase();
-  if (NUMERIC.test(t)) return { type: 'numeric', ci: false };
-  if (DATES.test(t)) return { type: 'date', ci: false };
-  if (t === '') return { type: 'auto', ci: false };
-  // MySQL/MariaDB default collations (utf8mb4_general_ci, utf8mb4_unicode_ci, …) compare case-insensitively.
-  const collation = column.collation ?? '';
-  const ci = dialect === 'mysql' && !/_bin$|binary/i.test(collation);
-  return { type: 'string', ci };
 }

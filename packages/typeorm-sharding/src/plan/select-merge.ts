@@ -18,7 +18,8 @@ import type { DerivedColumn } from './plan.js';
 import { printSql, type PrintedSql } from './print-sql.js';
 import { resolveKey } from './resolve-column.js';
 import { scalarOf, type LeafResolver } from './scalar-of.js';
-import { orderingOf } from './sort-key-of.js';
+import { aggregateOrderOf } from './column-order.js';
+import { orderingOf, type OrderingOf } from './sort-key-of.js';
 import type { AggregateNode, SelectNode, SqlNode } from './sql-node.js';
 import { containsAggregate, containsWindow, sameExpression } from './sql-tree.js';
 
@@ -223,16 +224,28 @@ class SelectMergeBuilder {
     return resolveKey(node, this.ctx.select, this.ctx.keyAliases);
   }
 
-  /** A GROUP BY / DISTINCT key: the column itself, or its server weights for MySQL text. */
+  /** A GROUP BY / DISTINCT key: the column itself, or the key the server computes of it (`column-order.ts`). */
   private groupKey(expr: SqlNode, index: number | undefined): GroupKey {
-    const ordering = orderingOf(this.typer.typeOf(expr), this.ctx.dialect, 'a GROUP BY / DISTINCT key');
-    if (ordering.kind === 'unsupported') throw new Refused(ordering.problem);
-    if (ordering.kind === 'weight') {
+    const ordering = this.orderingOfExpr(expr, 'a GROUP BY / DISTINCT key');
+    if (ordering.kind === 'exact' && ordering.order.key) {
       const printed = this.printOrRefuse(expr, 'GROUP BY an expression');
-      return { column: this.derive({ text: `WEIGHT_STRING(${printed.text})`, slots: printed.slots }, 'weight'), collation: 'binary' };
+      return { column: this.derive({ text: ordering.order.key(printed.text), slots: printed.slots }, 'key'), collation: ordering.order.collation };
     }
     const column = index !== undefined ? this.itemColumn(index) : this.derive(this.printOrRefuse(expr, 'GROUP BY an expression'), 'group');
-    return { column, collation: ordering.kind === 'values' ? ordering.collation : 'binary' };
+    return { column, collation: ordering.kind === 'exact' ? ordering.order.collation : 'binary' };
+  }
+
+  /** How the database orders `expr`: an aggregate as its function and argument say, anything else by its type. */
+  private orderingOfExpr(expr: SqlNode, what: string): OrderingOf {
+    const { dialect } = this.ctx;
+    if (expr.kind === 'aggregate' && expr.args.length === 1 && expr.args[0]!.kind !== 'star') {
+      const arg = expr.args[0]!;
+      const argOrder = orderingOf(this.typer.typeOf(arg), dialect, `the argument of ${expr.name}()`);
+      if (argOrder.kind !== 'constant' && (expr.name === 'MIN' || expr.name === 'MAX')) return aggregateOrderOf(expr.name, argOrder, this.print(arg)?.text, dialect);
+    }
+    const ordering = orderingOf(this.typer.typeOf(expr), dialect, what);
+    if (ordering.kind === 'refused') throw new Refused(ordering.reason);
+    return ordering;
   }
 
   /** The result column holding a merged aggregate (a select item's, or a hidden one). */
@@ -294,29 +307,32 @@ class SelectMergeBuilder {
   // --- ORDER BY -----------------------------------------------------------------------------
 
   private sortKeys(columnOfItem: (index: number) => string): SortKey[] {
-    const { select, dialect } = this.ctx;
+    const { select } = this.ctx;
     const keys: SortKey[] = [];
     for (const item of select.orderBy) {
       const index = this.itemIndexOf(item.expr, true);
       const expr = index === undefined ? item.expr : select.items[index]!.expr;
-      const ordering = orderingOf(this.typer.typeOf(expr), dialect, 'this ORDER BY key');
+      const ordering = this.orderingOfExpr(expr, 'this ORDER BY key');
       if (ordering.kind === 'constant') continue;
-      if (ordering.kind === 'unsupported') throw new Refused(ordering.problem);
-      let column: string;
+      if (ordering.kind === 'refused') throw new Refused(ordering.reason);
+      const { type, collation, key } = ordering.order;
+      const direction = item.direction;
       if (this.mode === 'aggregate' && containsAggregate(expr)) {
-        column = this.aggregatedSortColumn(expr, index);
-        if (ordering.kind === 'weight') {
-          const weight = expr.kind === 'aggregate' ? this.weightOf(column) : undefined;
-          if (weight === undefined) throw new Refused('ORDER BY a text expression over aggregates (its collation is applied by the server)');
-          keys.push({ column: weight, direction: item.direction, type: 'binary' });
-          continue;
+        // The merged value (or the key the merge keeps beside a MIN/MAX).
+        const column = this.aggregatedSortColumn(expr, index);
+        if (key === undefined) keys.push({ column, direction, type, collation });
+        else {
+          const kept = expr.kind === 'aggregate' ? this.keyOf(column) : undefined;
+          if (kept === undefined) throw new Refused('ORDER BY an expression over aggregates that the server orders by its own key (text, dates): it cannot be computed after the merge');
+          keys.push({ column: kept, direction, type, collation });
         }
-      } else if (ordering.kind === 'weight') {
-        // MySQL's collations, exactly: the server's own sort weights, compared byte-wise.
-        const printed = this.printOrRefuse(expr, 'ORDER BY an expression');
-        column = this.derive({ text: `WEIGHT_STRING(${printed.text})`, slots: printed.slots }, 'weight');
-        keys.push({ column, direction: item.direction, type: 'binary' });
         continue;
+      }
+      let column: string;
+      if (key !== undefined) {
+        // A key the server computes (text weights, `col + 0` of dates and ENUMs …): its order, exactly.
+        const printed = this.printOrRefuse(expr, 'ORDER BY an expression');
+        column = this.derive({ text: key(printed.text), slots: printed.slots }, 'key');
       } else if (index !== undefined) {
         column = columnOfItem(index);
       } else if (this.hasStar && expr.kind === 'column') {
@@ -324,7 +340,7 @@ class SelectMergeBuilder {
       } else {
         column = this.derive(this.printOrRefuse(expr, 'ORDER BY an expression'), 'sort');
       }
-      keys.push({ column, direction: item.direction, type: ordering.type, collation: ordering.collation });
+      keys.push({ column, direction, type, collation });
     }
     return keys;
   }
@@ -339,9 +355,10 @@ class SelectMergeBuilder {
     return column;
   }
 
-  private weightOf(column: string): string | undefined {
+  /** The key column a merged MIN/MAX keeps beside its value. */
+  private keyOf(column: string): string | undefined {
     const spec = this.aggregates.find((a) => a.alias === column);
-    return spec && (spec.fn === 'MIN' || spec.fn === 'MAX') ? spec.weightAlias : undefined;
+    return spec && (spec.fn === 'MIN' || spec.fn === 'MAX') ? spec.keyColumn : undefined;
   }
 
   private result(merge: MergeSpec, fields: Partial<SelectMergePlan>): SelectMergePlan {

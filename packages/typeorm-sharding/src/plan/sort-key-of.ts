@@ -1,47 +1,54 @@
-import type { Collation, SortKeyType } from '../merge/index.js';
 import type { SqlDialect } from '../parameterize/index.js';
+import { columnOrderOf, mysqlWeightKey, UNTYPED_ORDER, type ExactColumnOrder, type RefusedColumnOrder } from './column-order.js';
 import type { ExprType } from './expression-type.js';
-import { typeFamily } from './resolve-column.js';
 
-/** How the merge orders (and groups) the values of an expression. */
-export type OrderingOf =
-  /** Compare the values themselves. */
-  | { readonly kind: 'values'; readonly type: SortKeyType; readonly collation: Collation }
-  /** Compare `WEIGHT_STRING(expr)`, the server's own sort weights, byte-wise (MySQL text). */
-  | { readonly kind: 'weight' }
-  /** A constant (NULL): it orders nothing. */
-  | { readonly kind: 'constant' }
-  | { readonly kind: 'unsupported'; readonly problem: string };
+/** How the merge orders, groups and takes MIN/MAX of an expression's values. */
+export type OrderingOf = ExactColumnOrder | RefusedColumnOrder | { readonly kind: 'constant' };
 
-const values = (type: SortKeyType, collation: Collation = 'binary'): OrderingOf => ({ kind: 'values', type, collation });
+const NUMBERS: ExactColumnOrder = {
+  kind: 'exact',
+  order: { type: 'numeric', collation: 'binary' },
+  extreme: { type: 'numeric', collation: 'binary' },
+  rule: 'a number',
+};
+
+/** MySQL text that is no column: the server's weights (pad-aware), whatever the collation. */
+const MYSQL_TEXT: ExactColumnOrder = {
+  kind: 'exact',
+  order: { type: 'mysql-weight', collation: 'binary', key: mysqlWeightKey },
+  extreme: { type: 'mysql-weight', collation: 'binary', key: (fn, c) => mysqlWeightKey(`${fn}(${c})`) },
+  rule: 'text: the server\'s collation weights',
+};
+
+/** MySQL dates and times that are no column: `expr + 0`, the server's own number (JavaScript Dates lose microseconds). */
+const MYSQL_TEMPORAL: ExactColumnOrder = {
+  kind: 'exact',
+  order: { type: 'numeric', collation: 'binary', key: (c) => `(${c} + 0)` },
+  extreme: { type: 'numeric', collation: 'binary', key: (fn, c) => `${fn}((${c}) + 0)` },
+  rule: 'DATE/DATETIME/TIME: `expr + 0`',
+};
 
 /**
- * The ordering the database applies to values of `type`. MySQL text is ordered by its
- * collation, which only the server knows exactly: the merge sorts by `WEIGHT_STRING`.
- * SQLite orders by storage class, numbers numerically and text by code point, whatever the
- * expression (`auto`), unless a column declares a collation.
+ * The ordering the database applies to values of `type`. A table column's comes from its
+ * metadata (`column-order.ts`: every column type, by the server's own keys where needed);
+ * an expression's from its SQL type. SQLite orders by storage class whatever the expression
+ * (`auto`). What cannot be ordered exactly is refused, never approximated.
  */
 export function orderingOf(type: ExprType, dialect: SqlDialect, what: string): OrderingOf {
+  if (type.kind === 'null') return { kind: 'constant' };
+  if ('column' in type && type.column !== undefined) return columnOrderOf(type.column, dialect);
+  if (dialect === 'sqlite') return UNTYPED_ORDER;
   switch (type.kind) {
-    case 'null':
-      return { kind: 'constant' };
-    case 'dynamic':
-      return values('auto');
     case 'number':
-      return values('numeric');
-    case 'temporal':
-      return values('date');
+      return NUMBERS;
     case 'text':
-      return dialect === 'mysql' ? { kind: 'weight' } : values('auto');
-    case 'column': {
-      const family = typeFamily(type.column, dialect);
-      if (family.type === 'string') return dialect === 'mysql' ? { kind: 'weight' } : values('auto', family.ci ? 'case-insensitive' : 'binary');
-      return values(family.type);
-    }
-    case 'unknown':
+      return MYSQL_TEXT;
+    case 'temporal':
+      return MYSQL_TEMPORAL;
+    default:
       return {
-        kind: 'unsupported',
-        problem: `cannot tell how the server orders ${what} (write it as CAST(… AS SIGNED / DECIMAL / CHAR) so its type is known)`,
+        kind: 'refused',
+        reason: `cannot tell how the server orders ${what} (write it as CAST(… AS SIGNED / DECIMAL / CHAR) so its type is known)`,
       };
   }
 }

@@ -33,10 +33,10 @@ interface RewriteCase {
 
 const ARTICLE =
   'SELECT `Order`.`id` AS `Order_id`, `Order`.`buyerId` AS `Order_buyerId` FROM `orders` `Order` ' +
-  'WHERE ((`Order`.`id` IN (?, ?, ?, ?, ?)) AND (`Order`.`buyerId` = ?)) ORDER BY `Order`.`createdAt` DESC LIMIT 2 OFFSET 1';
+  'WHERE ((`Order`.`id` IN (?, ?, ?, ?, ?)) AND (`Order`.`buyerId` = ?)) ORDER BY `Order`.`regionId` DESC LIMIT 2 OFFSET 1';
 const articleOn = (list: string) =>
-  'SELECT `Order`.`id` AS `Order_id`, `Order`.`buyerId` AS `Order_buyerId` , `Order`.`createdAt` AS `__shard_sort_0` FROM `orders` `Order` ' +
-  `WHERE ((\`Order\`.\`id\` IN (${list})) AND (\`Order\`.\`buyerId\` = ?)) ORDER BY \`Order\`.\`createdAt\` DESC LIMIT 3 OFFSET 0`;
+  'SELECT `Order`.`id` AS `Order_id`, `Order`.`buyerId` AS `Order_buyerId` , `Order`.`regionId` AS `__shard_sort_0` FROM `orders` `Order` ' +
+  `WHERE ((\`Order\`.\`id\` IN (${list})) AND (\`Order\`.\`buyerId\` = ?)) ORDER BY \`Order\`.\`regionId\` DESC LIMIT 3 OFFSET 0`;
 
 const DISTINCT_PAGE = (list: string, limit: string) =>
   'SELECT DISTINCT `distinctAlias`.`Order_id` AS `ids_Order_id`, `distinctAlias`.`Order_id` FROM ' +
@@ -68,12 +68,12 @@ const CASES: readonly RewriteCase[] = [
   },
   {
     name: 'batches on one shard are several statements: LIMIT rewritten, derived column added',
-    query: 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE ((`Order`.`id` IN (?, ?, ?))) ORDER BY `Order`.`createdAt` ASC LIMIT 5 OFFSET 10',
+    query: 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE ((`Order`.`id` IN (?, ?, ?))) ORDER BY `Order`.`regionId` ASC LIMIT 5 OFFSET 10',
     parameters: [1, 5, 9],
     settings: { maxInValuesPerQuery: 2 },
     statements: [
-      ['s1', 'SELECT `Order`.`id` AS `Order_id` , `Order`.`createdAt` AS `__shard_sort_0` FROM `orders` `Order` WHERE ((`Order`.`id` IN (?, ?))) ORDER BY `Order`.`createdAt` ASC LIMIT 15 OFFSET 0', [1, 5]],
-      ['s1', 'SELECT `Order`.`id` AS `Order_id` , `Order`.`createdAt` AS `__shard_sort_0` FROM `orders` `Order` WHERE ((`Order`.`id` IN (?))) ORDER BY `Order`.`createdAt` ASC LIMIT 15 OFFSET 0', [9]],
+      ['s1', 'SELECT `Order`.`id` AS `Order_id` , `Order`.`regionId` AS `__shard_sort_0` FROM `orders` `Order` WHERE ((`Order`.`id` IN (?, ?))) ORDER BY `Order`.`regionId` ASC LIMIT 15 OFFSET 0', [1, 5]],
+      ['s1', 'SELECT `Order`.`id` AS `Order_id` , `Order`.`regionId` AS `__shard_sort_0` FROM `orders` `Order` WHERE ((`Order`.`id` IN (?))) ORDER BY `Order`.`regionId` ASC LIMIT 15 OFFSET 0', [9]],
     ],
   },
   {
@@ -157,11 +157,11 @@ const CASES: readonly RewriteCase[] = [
   },
   {
     name: 'unqualified derived ORDER BY column of raw SQL',
-    query: 'SELECT `id` FROM `orders` WHERE `id` IN (?, ?) ORDER BY `createdAt` DESC LIMIT 3',
+    query: 'SELECT `id` FROM `orders` WHERE `id` IN (?, ?) ORDER BY `regionId` DESC LIMIT 3',
     parameters: [1, 2],
     statements: [
-      ['s1', 'SELECT `id` , `createdAt` AS `__shard_sort_0` FROM `orders` WHERE `id` IN (?) ORDER BY `createdAt` DESC LIMIT 3', [1]],
-      ['s2', 'SELECT `id` , `createdAt` AS `__shard_sort_0` FROM `orders` WHERE `id` IN (?) ORDER BY `createdAt` DESC LIMIT 3', [2]],
+      ['s1', 'SELECT `id` , `regionId` AS `__shard_sort_0` FROM `orders` WHERE `id` IN (?) ORDER BY `regionId` DESC LIMIT 3', [1]],
+      ['s2', 'SELECT `id` , `regionId` AS `__shard_sort_0` FROM `orders` WHERE `id` IN (?) ORDER BY `regionId` DESC LIMIT 3', [2]],
     ],
   },
   {

@@ -22,6 +22,10 @@ export function bindMerge(plan: SelectPlan, p: ParameterizedSql, dialect: SqlDia
   }
   if (plan.itemAliases.length > 0) spec = { ...spec, rename: renamesOf(plan, p, dialect) };
   if (plan.exactIntegers) spec = { ...spec, integersAsNumbers: true };
+  if (plan.listedOrder) {
+    const { columns, rows } = plan.listedOrder;
+    spec = { ...spec, listedOrder: { columns, tuples: rows.map((row) => row.map((slot) => p.slots[slot]?.value)) } };
+  }
   if (!plan.limit) return spec;
   const count = Number(p.slots[plan.limit.countSlot]!.value);
   const offset = plan.limit.offsetSlot === undefined ? 0 : Number(p.slots[plan.limit.offsetSlot]!.value);

@@ -13,12 +13,12 @@ export function rowsResult(rows: Row[]): QueryResult {
  * The result of several writes to disjoint rows (one per shard or batch): counts added up,
  * `raw` shaped like the driver's. A write routed nowhere (`In([])`) affected 0 rows.
  */
-export function writesResult(parts: readonly QueryResult[], dialect: 'mysql' | 'sqlite'): QueryResult {
+export function writesResult(parts: readonly QueryResult[], dialect: 'mysql' | 'sqlite', rowsOf?: readonly (readonly number[])[]): QueryResult {
   if (parts.length === 1) return parts[0]!;
   const result = new QueryResult();
   const affected = parts.reduce((sum, r) => sum + (r.affected ?? 0), 0);
   result.affected = affected;
-  result.records = parts.flatMap((r) => r.records ?? []);
+  result.records = rowsOf ? inRowOrder(parts, rowsOf) : parts.flatMap((r) => r.records ?? []);
   if (dialect === 'mysql') {
     const headers = parts.map((r) => (r.raw ?? {}) as Record<string, unknown>);
     const first = headers[0] ?? {};
@@ -51,4 +51,22 @@ function infoOf(headers: readonly Record<string, unknown>[]): string {
   const totals = infos.map((info) => (info.match(/\d+/g) ?? []).map(Number)).reduce((a, b) => a.map((n, i) => n + (b[i] ?? 0)));
   let i = 0;
   return shape.replace(/#/g, () => String(totals[i++]));
+}
+
+/**
+ * Rows an INSERT … RETURNING sent back, in the order of the VALUES rows (TypeORM maps them to
+ * its entities by position): part `i` returned, in order, the rows `rowsOf[i]` of the statement.
+ */
+function inRowOrder(parts: readonly QueryResult[], rowsOf: readonly (readonly number[])[]): unknown[] {
+  const out: unknown[] = [];
+  const extra: unknown[] = [];
+  parts.forEach((part, i) => {
+    const records = part.records ?? [];
+    const rows = rowsOf[i] ?? [];
+    // One returned row per inserted row; anything else (INSERT IGNORE skipping rows) keeps shard order.
+    if (records.length !== rows.length) extra.push(...records);
+    else records.forEach((record, k) => (out[rows[k]!] = record));
+  });
+  if (extra.length > 0) return parts.flatMap((r) => r.records ?? []);
+  return out.filter(() => true);
 }

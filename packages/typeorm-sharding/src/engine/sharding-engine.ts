@@ -54,7 +54,14 @@ export interface ExplainedStatement {
 type Work =
   | { readonly kind: 'session'; readonly plan: Extract<Plan, { kind: 'session' }> }
   | { readonly kind: 'rows'; readonly statements: readonly PhysicalStatement[]; readonly merge: MergeSpec | undefined; readonly plan?: SelectPlan }
-  | { readonly kind: 'writes'; readonly statements: readonly PhysicalStatement[]; readonly sequential: boolean; readonly copies?: CopiesStatement }
+  | {
+      readonly kind: 'writes';
+      readonly statements: readonly PhysicalStatement[];
+      readonly sequential: boolean;
+      readonly copies?: CopiesStatement;
+      /** INSERT: the VALUES rows each statement carries, so that returned rows come back in their order. */
+      readonly rowsOf?: readonly (readonly number[])[];
+    }
   | { readonly kind: 'where-exists'; readonly plan: WhereExistsPlan; readonly statement: PhysicalStatement };
 
 /**
@@ -110,7 +117,7 @@ export class ShardingEngine {
       const results = work.sequential
         ? await this.runSequentially(work.statements, session)
         : await executeStatements(work.statements, this.targets, session, this.executor);
-      return work.copies ? copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies) : writesResult(results, this.dialect);
+      return work.copies ? copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies) : writesResult(results, this.dialect, work.rowsOf);
     }
     if (work.statements.length > 1 && this.shouldStream(work.merge!)) {
       const inputs = streamStatements(work.statements, this.targets, session, this.executor);
@@ -172,7 +179,7 @@ export class ShardingEngine {
         const rule = this.rules.ruleOf(plan.table)!;
         const rows = insertRowsOf(p, this.dialect);
         const units = routeInsert(p, rows, plan.keyColumnIndex!, rule.shardKey!, plan.table);
-        return { kind: 'writes', statements: units.map((u) => rewriteInsert(p, rows, u)), sequential: false };
+        return { kind: 'writes', statements: units.map((u) => rewriteInsert(p, rows, u)), sequential: false, rowsOf: units.map((u) => u.rows) };
       }
       case 'write':
         return { kind: 'writes', statements: this.routeAndRewrite(p, plan), sequential: false };
@@ -233,7 +240,7 @@ export class ShardingEngine {
 
   private combinePerServer(statements: readonly PhysicalStatement[], merge: MergeSpec, plan: SelectPlan): readonly PhysicalStatement[] {
     const servers = this.settings.servers;
-    if (!servers || merge.kind !== 'concat' || merge.limit || merge.groupBy || merge.aggregates || merge.distinct || merge.having || merge.strip) return statements;
+    if (!servers || merge.kind !== 'concat' || merge.limit || merge.groupBy || merge.aggregates || merge.distinct || merge.having || merge.strip || merge.listedOrder || merge.rename || merge.integersAsNumbers) return statements;
     const serverOf = new Map<number, number>();
     servers.groups.forEach((group, g) => group.forEach((shard) => serverOf.set(shard, g)));
     const byServer = new Map<number, PhysicalStatement[]>();

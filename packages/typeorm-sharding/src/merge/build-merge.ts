@@ -8,6 +8,7 @@ import { explainTree } from './explain.js';
 import { createFilter } from './filter.js';
 import { createHashGroupBy, createStreamGroupBy } from './group-by.js';
 import { createLimit } from './limit.js';
+import { createListedOrder } from './listed-order.js';
 import { createMemorySort } from './memory-sort.js';
 import { invalidMergeSpec } from './merge-error.js';
 import { createMergeSort } from './merge-sort.js';
@@ -72,6 +73,7 @@ function buildOperators(spec: MergeSpec, inputs: readonly AsyncIterable<Row>[]):
   if (spec.having !== undefined) op = createFilter(op, spec.having.predicate, spec.having.label);
   if (spec.distinct !== undefined) op = createDistinct(op, spec.distinct.columns);
   if (orderBy !== undefined && !sorted) op = createMemorySort(op, orderBy);
+  if (orderBy === undefined && spec.listedOrder !== undefined) op = createListedOrder(op, spec.listedOrder.columns, spec.listedOrder.tuples);
   if (spec.limit !== undefined) op = createLimit(op, spec.limit.offset, spec.limit.count);
   if ((spec.strip !== undefined && spec.strip.length > 0) || (spec.rename !== undefined && spec.rename.length > 0) || spec.integersAsNumbers) {
     op = createStripColumns(op, spec.strip ?? [], spec.rename, spec.integersAsNumbers);

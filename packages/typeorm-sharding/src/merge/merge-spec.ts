@@ -62,6 +62,12 @@ export interface MergeSpecClauses {
   readonly compute?: readonly ComputeSpec[];
   /** Applied after grouping. */
   readonly having?: HavingSpec;
+  /**
+   * No ORDER BY, and the WHERE listed the rows by their key values: return them in that order
+   * (TypeORM maps such re-reads to its entities by position). `tuples` are the listed values
+   * of `columns`, in order.
+   */
+  readonly listedOrder?: { readonly columns: readonly string[]; readonly tuples: readonly (readonly unknown[])[] };
   /** Applied after HAVING, before ORDER BY. */
   readonly distinct?: DistinctSpec;
   /** Applied after ORDER BY. */

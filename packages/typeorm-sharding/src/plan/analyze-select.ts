@@ -66,6 +66,7 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
     extraGroupBy: merge.extraGroupBy,
     itemAliases: merge.itemAliases,
     exactIntegers: merge.exactIntegers,
+    listedOrder: merge.listedOrder,
     tableReferences: refs.length,
     globalAggregate: ast.groupBy.length === 0 && ast.items.some((i) => aggregatesOf(i.expr).length > 0),
     unmergeable,

@@ -7,7 +7,7 @@ import type { TransactionControl } from '../session/shard-session.js';
 import type { MergeSpec } from '../merge/index.js';
 import type { CompiledExpression } from '../merge/evaluate/compile.js';
 import type { PrintedSql } from './print-sql.js';
-import type { PlannedComputation } from './select-merge.js';
+import type { PlannedComputation, SelectMergePlan } from './select-merge.js';
 import type { SchemaObjectKind } from './ddl-target.js';
 
 /** Where a table's rows live. */
@@ -80,6 +80,8 @@ export interface SelectPlan {
   readonly itemAliases: readonly { readonly index: number; readonly alias: string }[];
   /** SQLite: scattered statements read integers as bigint (INTEGER and REAL kept apart). */
   readonly exactIntegers: boolean;
+  /** No ORDER BY and a WHERE listing rows by key values: merged rows come back in the listed order. */
+  readonly listedOrder: SelectMergePlan['listedOrder'];
   /** Remove the outermost HAVING clause from scattered statements (the merge applies it). */
   readonly cutHaving: boolean;
   /**

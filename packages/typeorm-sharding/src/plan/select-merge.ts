@@ -20,7 +20,8 @@ import { resolveKey } from './resolve-column.js';
 import { scalarOf, type LeafResolver } from './scalar-of.js';
 import { aggregateOrderOf } from './column-order.js';
 import { orderingOf, type OrderingOf } from './sort-key-of.js';
-import type { AggregateNode, SelectNode, SqlNode } from './sql-node.js';
+import { listedRowsOf } from './mention-order.js';
+import type { AggregateNode, ColumnNode, SelectNode, SqlNode } from './sql-node.js';
 import { containsAggregate, containsWindow, sameExpression } from './sql-tree.js';
 
 /** Alias prefix of columns the planner adds for the merge; they are stripped from results. */
@@ -43,6 +44,8 @@ export interface SelectMergePlan {
   readonly having: CompiledExpression | undefined;
   /** Unaliased select items the shards name `alias` for the merge; renamed back to their text per statement. */
   readonly itemAliases: readonly { readonly index: number; readonly alias: string }[];
+  /** No ORDER BY and a WHERE listing rows by key values: the result columns of those keys and, per listed row, their value slots. */
+  readonly listedOrder: { readonly columns: readonly string[]; readonly rows: readonly (readonly number[])[] } | undefined;
   /** False when groups span shards: every shard sends all its groups and LIMIT applies after the merge. */
   readonly pushLimit: boolean;
   /** The merge evaluates HAVING: the shards run without it. */
@@ -113,9 +116,19 @@ class SelectMergeBuilder {
     const orderBy = this.sortKeys((index) => this.itemColumn(index));
     let distinct: MergeSpec['distinct'];
     if (select.distinct && !groupsLocal) distinct = this.hasStar ? {} : { columns: select.items.map((item, index) => this.groupKey(item.expr, index)) };
+    const listed = orderBy.length === 0 && !distinct && !select.limit ? listedRowsOf(select.where) : undefined;
+    const listedOrder = listed ? { columns: listed.columns.map((c) => this.resultColumnOf(c)), rows: listed.rows } : undefined;
     const strip = this.hidden.length > 0 ? { strip: [...this.hidden] } : {};
     const merge: MergeSpec = orderBy.length > 0 ? { kind: 'ordered', orderBy, ...(distinct ? { distinct } : {}), ...strip } : { kind: 'concat', ...(distinct ? { distinct } : {}), ...strip };
-    return this.result(merge, { pushLimit: distinct === undefined });
+    return this.result(merge, { pushLimit: distinct === undefined, listedOrder });
+  }
+
+  /** The result column holding a column's values: its select item, the star, or a hidden column. */
+  private resultColumnOf(column: ColumnNode): string {
+    const index = this.itemIndexOf(column, false);
+    if (index !== undefined) return this.itemColumn(index);
+    if (this.hasStar) return column.column;
+    return this.derive(this.printOrRefuse(column, 'a listed key column'), 'listed');
   }
 
   // --- groups that span shards: merge partial aggregates, then evaluate, filter, order ----
@@ -369,6 +382,7 @@ class SelectMergeBuilder {
       computed: this.computed,
       having: undefined,
       itemAliases: this.itemAliases,
+      listedOrder: undefined,
       pushLimit: true,
       cutHaving: false,
       exactIntegers: false,

@@ -1,0 +1,83 @@
+import 'reflect-metadata';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Column, CreateDateColumn, Entity, PrimaryColumn, VersionColumn, type DataSource } from 'typeorm';
+import { Sharded, ShardKey } from '../packages/typeorm-sharding/src/index.js';
+import { openFixture, type Backend, type Fixture } from './support/backends.js';
+import { mariadbAvailable } from './support/mariadb.js';
+
+// Issue 8, item 4: TypeORM re-reads the rows it inserted (defaults, create dates, versions)
+// with `WHERE id = ? OR id = ? …` and maps the rows back to the entities by position. Across
+// shards the rows arrive shard by shard; the merge must return them in the order the WHERE
+// lists them, or each entity is given another row's values (its id included).
+
+@Entity('notes')
+@Sharded()
+class Note {
+  @PrimaryColumn('int')
+  @ShardKey()
+  id!: number;
+
+  @Column('varchar', { length: 20, default: 'draft' })
+  status!: string;
+
+  @CreateDateColumn({ type: 'datetime' })
+  createdAt!: Date;
+
+  @VersionColumn({ type: 'int' })
+  version!: number;
+
+  @Column('varchar', { length: 20 })
+  title!: string;
+
+  /** A default that differs per row (MariaDB returns it with INSERT … RETURNING, SQLite re-reads it). */
+  @Column('varchar', { length: 40, default: () => (backendOfRun === 'mariadb' ? '(UUID())' : '(lower(hex(randomblob(8))))') })
+  token!: string;
+}
+
+const backends: Backend[] = (await mariadbAvailable()) ? ['sqlite', 'mariadb'] : ['sqlite'];
+/** The backend the entity is being synchronized for (its default expression is dialect SQL). */
+let backendOfRun: Backend = 'sqlite';
+
+describe.each(backends)('insert() and save() of several entities keep each entity its own row (%s)', (backend) => {
+  let fx: Fixture | undefined;
+  beforeEach(() => {
+    backendOfRun = backend;
+  });
+  afterEach(async () => {
+    await fx?.close();
+    fx = undefined;
+  });
+
+  const check = async (ds: DataSource, notes: Note[], ids: number[]) => {
+    expect(notes.map((n) => n.id)).toEqual(ids);
+    for (const note of notes) {
+      const row = await ds.getRepository(Note).findOneByOrFail({ id: note.id });
+      expect({ id: note.id, title: note.title, status: note.status, version: note.version, token: note.token }).toEqual({ id: row.id, title: row.title, status: row.status, version: row.version, token: row.token });
+      expect(note.createdAt).toBeInstanceOf(Date);
+    }
+  };
+
+  it.each([
+    ['ascending ids', [1, 2, 3, 4, 5, 6, 7, 8]],
+    ['ids in no order', [17, 3, 42, 8, 25, 1, 30, 12]],
+  ])('insert([...]) with %s', async (_label, ids) => {
+    fx = await openFixture(backend, [Note], 4);
+    const notes = ids.map((id) => Object.assign(new Note(), { id, title: `t${id}` }));
+    fx.physical.length = 0;
+    await fx.sharded.getRepository(Note).insert(notes);
+    expect(new Set(fx.physical.map((e) => e.shard)).size, 'the rows must land on several shards').toBeGreaterThan(1);
+    await check(fx.sharded, notes, ids);
+  });
+
+  it('save([...]) of new entities, then of changed ones', async () => {
+    fx = await openFixture(backend, [Note], 4);
+    const ids = [9, 2, 14, 5, 11, 7];
+    const notes = ids.map((id) => Object.assign(new Note(), { id, title: `t${id}` }));
+    await fx.sharded.getRepository(Note).save(notes);
+    await check(fx.sharded, notes, ids);
+    for (const note of notes) note.title = `changed ${note.id}`;
+    await fx.sharded.getRepository(Note).save(notes);
+    await check(fx.sharded, notes, ids);
+    expect(notes.every((n) => n.version === 2)).toBe(true);
+  });
+});

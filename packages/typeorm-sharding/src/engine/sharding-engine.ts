@@ -2,7 +2,8 @@ import type PQueue from 'p-queue';
 import type { QueryResult } from 'typeorm';
 import type { PhysicalQueryEvent } from '../data-source/options.js';
 import type { PhysicalQueryLog } from '../log/physical-query-log.js';
-import { UnsupportedShardingError } from '../errors/index.js';
+import { UnreadableStatementError, UnsupportedShardingError } from '../errors/index.js';
+import { shardFailure } from '../execute/shard-failure.js';
 import { executeStatements, type ExecutorSettings } from '../execute/executor.js';
 import { streamStatements } from '../execute/stream-statements.js';
 import type { ShardTarget } from '../execute/shard-target.js';
@@ -103,7 +104,7 @@ export class ShardingEngine {
   }
 
   private async run(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<QueryResult> {
-    let work = this.plan(sql, parameters ?? []);
+    let work = await this.checkedPlan(sql, parameters ?? []);
     if (work.kind === 'session') {
       await session.control({ sql, parameters: parameters ?? [] }, work.plan.control);
       return rowsResult([]);
@@ -150,6 +151,26 @@ export class ShardingEngine {
   private shouldStream(merge: MergeSpec): boolean {
     if (this.dialect !== 'mysql' || !merge.limit) return false;
     return merge.limit.offset + (merge.limit.count ?? Infinity) > (this.settings.streamThreshold ?? 1000);
+  }
+
+  /**
+   * The plan of a statement; one the planner cannot read is first shown to the default shard,
+   * so that a statement the database itself rejects (a typo) fails with the database's error,
+   * as on one database, and only a valid one with `UnreadableStatementError`.
+   */
+  private async checkedPlan(sql: string, parameters: readonly unknown[]): Promise<Work> {
+    try {
+      return this.plan(sql, parameters);
+    } catch (error) {
+      if (!(error instanceof UnreadableStatementError)) throw error;
+      const target = this.targets[0]!;
+      try {
+        await target.check(sql);
+      } catch (rejected) {
+        throw shardFailure(rejected, { shard: target.name, physicalQuery: sql, physicalParameters: parameters });
+      }
+      throw error;
+    }
   }
 
   /** The physical statements a logical statement would run, without running them. */

@@ -90,6 +90,14 @@ export class UnsupportedShardingError extends ShardingError {
   }
 }
 
+/**
+ * The planner cannot read a statement that names a sharded or broadcast table (the SQL
+ * parser rejects it, or it is of a kind the plugin does not route). Before this is raised the
+ * default shard is asked to check the statement without running it: a statement the database
+ * itself rejects (a typo) gets the database's own error instead, as on one database.
+ */
+export class UnreadableStatementError extends UnsupportedShardingError {}
+
 /** A value cannot be used as a shard key (wrong type, missing, not an integer for `mod`, ...). */
 export class InvalidShardKeyError extends ShardingError {
   readonly code = 'SHARDING_INVALID_KEY';

@@ -16,6 +16,7 @@ function fakeShards(count: number) {
     name: `s${index}`,
     index,
     dataSource: undefined as never,
+    check: async () => undefined,
     createRunner: () => {
       open++;
       return {

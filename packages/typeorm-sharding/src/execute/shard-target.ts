@@ -17,6 +17,13 @@ export interface ShardTarget {
   /** Runs one statement outside a transaction on a connection of its own. */
   execute(sql: string, parameters: readonly unknown[], mode: ReplicationMode, options?: ExecuteOptions): Promise<QueryResult>;
   /**
+   * Asks the shard's database to compile `sql` without running it (SQLite `prepare`, MySQL's
+   * prepared-statement protocol): resolves when it accepts the statement, rejects with the
+   * database's error when it does not. Resolves too when the database cannot tell (MySQL
+   * statements that cannot be prepared).
+   */
+  check(sql: string): Promise<void>;
+  /**
    * True when `execute` runs on the connection a transaction of this shard uses (SQLite: one
    * connection per shard), so that it may serve statements inside the transaction too.
    */
@@ -56,9 +63,51 @@ export function dataSourceTarget(name: string, index: number, dataSource: DataSo
     releaseRunner: (runner: QueryRunner) => runner.release(),
   };
   const type = dataSource.options.type;
-  if (type === 'mysql' || type === 'mariadb') return { ...base, execute: mysqlExecutor(dataSource.driver as MysqlDriver, viaRunner) };
-  if (type === 'better-sqlite3') return { ...base, execute: sqliteExecutor(dataSource.driver as BetterSqlite3Driver), executesOnTransactionConnection: true };
-  return { ...base, execute: viaRunner };
+  if (type === 'mysql' || type === 'mariadb') {
+    return { ...base, execute: mysqlExecutor(dataSource.driver as MysqlDriver, viaRunner), check: mysqlCheck(dataSource.driver as MysqlDriver) };
+  }
+  if (type === 'better-sqlite3') {
+    return { ...base, execute: sqliteExecutor(dataSource.driver as BetterSqlite3Driver), check: sqliteCheck(dataSource.driver as BetterSqlite3Driver), executesOnTransactionConnection: true };
+  }
+  return { ...base, execute: viaRunner, check: async () => undefined };
+}
+
+/** MySQL's error for a statement the prepared-statement protocol does not take (it says nothing of the syntax). */
+const ER_UNSUPPORTED_PS = 1295;
+
+interface MysqlCheckPool {
+  getConnection(callback: (error: Error | null, connection: MysqlCheckConnection) => void): void;
+}
+interface MysqlCheckConnection {
+  prepare(sql: string, callback: (error: (Error & { errno?: number }) | null, statement?: { close(): void }) => void): void;
+  release(): void;
+}
+
+function mysqlCheck(driver: MysqlDriver): ShardTarget['check'] {
+  return (sql) =>
+    new Promise((resolve, reject) => {
+      const pool = (driver as unknown as { pool?: MysqlCheckPool }).pool;
+      if (!pool) return resolve();
+      pool.getConnection((connectError, connection) => {
+        if (connectError) return reject(connectError);
+        connection.prepare(sql, (error, statement) => {
+          statement?.close();
+          connection.release();
+          if (error && error.errno !== ER_UNSUPPORTED_PS) reject(new QueryFailedError(sql, [], error));
+          else resolve();
+        });
+      });
+    });
+}
+
+function sqliteCheck(driver: BetterSqlite3Driver): ShardTarget['check'] {
+  return async (sql) => {
+    try {
+      (driver.databaseConnection as { prepare(sql: string): unknown }).prepare(sql);
+    } catch (error) {
+      throw new QueryFailedError(sql, [], error as Error);
+    }
+  };
 }
 
 type Execute = ShardTarget['execute'];

@@ -1,5 +1,5 @@
 import type { Collation } from './collation.js';
-import { createValueComparator, type SortKeyType } from './compare-values.js';
+import { createValueComparator, isSqlNull, type SortKeyType } from './compare-values.js';
 import { invalidMergeSpec } from './merge-error.js';
 import type { Row } from './row.js';
 
@@ -12,6 +12,8 @@ export interface SortKey {
   readonly type: SortKeyType;
   /** Collation of text values. @default 'binary' */
   readonly collation?: Collation;
+  /** `NULLS FIRST` / `NULLS LAST`. @default NULL is the smallest value: first ascending, last descending */
+  readonly nulls?: 'first' | 'last';
 }
 
 /** Orders two rows: negative, zero or positive like `a - b`. */
@@ -21,6 +23,8 @@ interface CompiledKey {
   readonly column: string;
   readonly sign: 1 | -1;
   readonly compare: (a: unknown, b: unknown) => number;
+  /** -1: NULLs first, 1: NULLs last, whatever the direction; 0: by the comparator (NULL smallest). */
+  readonly nulls: -1 | 0 | 1;
 }
 
 /**
@@ -33,10 +37,19 @@ export function createRowComparator(keys: readonly SortKey[]): RowComparator {
     column: key.column,
     sign: key.direction === 'DESC' ? -1 : 1,
     compare: createValueComparator(key.type, key.collation),
+    nulls: key.nulls === 'first' ? -1 : key.nulls === 'last' ? 1 : 0,
   }));
   return (a, b) => {
     for (const key of compiled) {
-      const order = key.compare(valueOf(a, key.column), valueOf(b, key.column));
+      const x = valueOf(a, key.column);
+      const y = valueOf(b, key.column);
+      if (key.nulls !== 0) {
+        const xNull = isSqlNull(x);
+        const yNull = isSqlNull(y);
+        if (xNull !== yNull) return xNull ? key.nulls : -key.nulls;
+        if (xNull) continue;
+      }
+      const order = key.compare(x, y);
       if (order !== 0) return order * key.sign;
     }
     return 0;

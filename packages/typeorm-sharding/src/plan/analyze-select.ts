@@ -18,10 +18,11 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
   if (sharded.length === 0) return { kind: 'default-shard', reason: 'no sharded table' };
   const unsharded = refs.filter((r) => (r.rule?.distribution ?? 'unsharded') === 'unsharded');
   if (unsharded.length > 0) {
-    throw new UnsupportedShardingError(
-      `The query reads sharded table "${sharded[0]!.name}" together with unsharded table "${unsharded[0]!.name}", which lives only on the default shard; such a join cannot be answered per shard. Query them separately, or make "${unsharded[0]!.name}" @Broadcast().`,
-      { sql },
-    );
+    const other = unsharded[0]!;
+    const where = other.rule
+      ? `unsharded table "${other.name}", which lives only on the default shard; such a join cannot be answered per shard. Query them separately, or make "${other.name}" @Broadcast().`
+      : `table "${other.name}", which is no entity of this ShardedDataSource (such tables are taken to live on the default shard only); check its name, or declare it as an entity (@Broadcast() for a copy on every shard).`;
+    throw new UnsupportedShardingError(`The query reads sharded table "${sharded[0]!.name}" together with ${where}`, { sql });
   }
   const primary = sharded[0]!;
   const safe = safeSelectsOf(ast);

@@ -1,4 +1,4 @@
-import { UnsupportedShardingError } from '../errors/index.js';
+import { UnreadableStatementError, UnsupportedShardingError } from '../errors/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { TransactionControl } from '../session/shard-session.js';
@@ -33,8 +33,9 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
     try {
       ast = parseStatement(p.parserSql);
     } catch (cause) {
-      throw new UnsupportedShardingError(
-        `Cannot analyse a statement on sharded/broadcast tables (${quotedIdentifiersOf(p.parserSql).filter((n) => rules.distributionOf(n) !== 'unsharded').join(', ')}): ${(cause as ParserSyntaxError).message}`,
+      throw new UnreadableStatementError(
+        `typeorm-sharding cannot read this statement on sharded/broadcast tables (${quotedIdentifiersOf(p.parserSql).filter((n) => rules.distributionOf(n) !== 'unsharded').join(', ')}), although the database accepts it: ${(cause as ParserSyntaxError).message} ` +
+          'Rephrase it, or run it on one shard with getShardDataSource(name).query().',
         { sql: p.sql, cause },
       );
     }
@@ -44,7 +45,10 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
     }
     if (ast?.kind === 'update' || ast?.kind === 'delete') return analyzeWrite(ast, rules, p.sql);
   }
-  throw new UnsupportedShardingError(`Statements starting with ${verb || 'this text'} are not supported on sharded or broadcast tables.`, { sql: p.sql });
+  throw new UnreadableStatementError(
+    `Statements starting with ${verb || 'this text'} are not routed by typeorm-sharding on sharded or broadcast tables, although the database accepts it; run it on each shard with getShardDataSource(name).query().`,
+    { sql: p.sql },
+  );
 }
 
 function transactionControlOf(p: ParameterizedSql): TransactionControl | undefined {

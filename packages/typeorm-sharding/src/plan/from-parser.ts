@@ -4,6 +4,7 @@
  * Nothing outside this file knows the parser's field names.
  */
 import nsp from 'node-sql-parser/build/mysql.js';
+import { stripNullsOrdering } from './nulls-ordering.js';
 import type {
   AggregateNode,
   DeleteNode,
@@ -33,16 +34,20 @@ export type ParsedKind = StatementNode['kind'];
  * grammar rejects the text, and returns undefined for a statement of another kind.
  */
 export function parseStatement(parserSql: string): StatementNode | undefined {
+  const { text, nulls } = stripNullsOrdering(parserSql);
   let tree: unknown;
   try {
-    tree = parser.astify(parserSql, { database: 'MySQL' });
+    tree = parser.astify(text, { database: 'MySQL' });
   } catch (error) {
     throw new ParserSyntaxError((error as Error).message);
   }
   const root = (Array.isArray(tree) ? tree[0] : tree) as Raw | undefined;
   switch (root?.type) {
-    case 'select':
-      return selectOf(root);
+    case 'select': {
+      const select = selectOf(root);
+      if (nulls.length === 0) return select;
+      return { ...select, orderBy: select.orderBy.map((o, i) => (nulls[i] ? { ...o, nulls: nulls[i] } : o)) };
+    }
     case 'update':
       return updateOf(root);
     case 'delete':

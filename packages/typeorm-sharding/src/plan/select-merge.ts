@@ -330,14 +330,15 @@ class SelectMergeBuilder {
       if (ordering.kind === 'refused') throw new Refused(ordering.reason);
       const { type, collation, key } = ordering.order;
       const direction = item.direction;
+      const nulls = item.nulls ? { nulls: item.nulls === 'FIRST' ? ('first' as const) : ('last' as const) } : {};
       if (this.mode === 'aggregate' && containsAggregate(expr)) {
         // The merged value (or the key the merge keeps beside a MIN/MAX).
         const column = this.aggregatedSortColumn(expr, index);
-        if (key === undefined) keys.push({ column, direction, type, collation });
+        if (key === undefined) keys.push({ column, direction, type, collation, ...nulls });
         else {
           const kept = expr.kind === 'aggregate' ? this.keyOf(column) : undefined;
           if (kept === undefined) throw new Refused('ORDER BY an expression over aggregates that the server orders by its own key (text, dates): it cannot be computed after the merge');
-          keys.push({ column: kept, direction, type, collation });
+          keys.push({ column: kept, direction, type, collation, ...nulls });
         }
         continue;
       }
@@ -353,7 +354,7 @@ class SelectMergeBuilder {
       } else {
         column = this.derive(this.printOrRefuse(expr, 'ORDER BY an expression'), 'sort');
       }
-      keys.push({ column, direction, type, collation });
+      keys.push({ column, direction, type, collation, ...nulls });
     }
     return keys;
   }

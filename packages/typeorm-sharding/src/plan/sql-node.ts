@@ -76,6 +76,8 @@ export interface FunctionNode {
 export interface OrderItem {
   readonly expr: SqlNode;
   readonly direction: 'ASC' | 'DESC';
+  /** `NULLS FIRST` / `NULLS LAST`, when written (else NULL is the smallest value, as in MySQL and SQLite). */
+  readonly nulls?: 'FIRST' | 'LAST';
 }
 
 /** An aggregate call: `COUNT(*)`, `SUM(DISTINCT x)`, `GROUP_CONCAT(x ORDER BY y SEPARATOR ',')`. */

@@ -12,6 +12,7 @@ function shards(names: string[], failOn?: { shard: string; sql: string }) {
     name,
     index,
     dataSource: undefined as never,
+    check: async () => undefined,
     createRunner: () =>
       ({
         query: async (sql: string) => {

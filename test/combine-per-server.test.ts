@@ -31,6 +31,15 @@ describe.runIf(await mariadbAvailable())('combinePerServer on MariaDB (8 shards,
     expect(fx.physical[0]!.sql).toMatch(/JOIN `tsh_\d+_\d+_s\d`\.`order_items`/);
   });
 
+  it('qualifies every table of a comma join, so each branch reads its own shard', async () => {
+    fx.physical.length = 0;
+    const sql = 'SELECT o.id, i.sku FROM orders o, order_items i WHERE i.orderId = o.id AND o.id IN (3, 17, 42, 99, 150, 151, 220)';
+    const sorted = (rows: { id: string; sku: string }[]) => rows.map((r) => `${r.id}:${r.sku}`).sort();
+    expect(sorted(await fx.sharded.query(sql))).toEqual(sorted(await fx.plain.query(sql)));
+    expect(fx.physical).toHaveLength(1);
+    expect(fx.physical[0]!.sql).toMatch(/FROM `tsh_\d+_\d+_s\d`\.`orders` o, `tsh_\d+_\d+_s\d`\.`order_items` i/);
+  });
+
   it('does not combine reads the merge must order or page, nor reads inside a transaction', async () => {
     fx.physical.length = 0;
     const options = { where: { id: In(['3', '17', '42', '99', '150']) }, order: { amount: 'DESC' as const }, take: 3 };

@@ -1,25 +1,55 @@
 import { lex, TokenBuffer, TokenKind } from '../parameterize/index.js';
 
 const tokens = new TokenBuffer();
-const TABLE_INTRODUCERS = new Set(['FROM', 'JOIN']);
+/** Words after which, at the same depth, the FROM list is over. */
+const FROM_LIST_END = new Set(['WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'UNION', 'WINDOW', 'FOR', 'LOCK', 'INTO', 'ON', 'USING']);
 
 /**
- * Writes every table reference that follows FROM or JOIN as `database`.`table` (MySQL
- * spelling), so a statement meant for one shard database can run on any connection of the
- * server. Returns the new text and how many references were qualified; the caller compares
- * that count with the tables the planner saw and does not combine statements when they differ.
+ * Writes every table reference of a FROM list — after FROM, after JOIN, and after the commas
+ * of a comma join (`FROM orders o, order_items i`) — as `database`.`table` (MySQL spelling), so
+ * a statement meant for one shard database can run on any connection of the server. Returns
+ * the new text and how many references were qualified; the caller compares that count with
+ * the tables the planner saw and does not combine statements when they differ.
  */
 export function qualifyTables(sql: string, database: string, isTable: (name: string) => boolean): { sql: string; qualified: number } {
   const count = lex(sql, 'mysql', tokens);
   let out = '';
   let copied = 0;
   let qualified = 0;
-  for (let i = 1; i < count; i++) {
+  let depth = 0;
+  // Depths at which a FROM list is open, and whether a table name is expected next there.
+  const fromDepths: number[] = [];
+  let expectTable = false;
+  for (let i = 0; i < count; i++) {
     const kind = tokens.kinds[i];
-    if (kind !== TokenKind.QuotedIdent && kind !== TokenKind.Word) continue;
-    const prev = i - 1;
-    if (tokens.kinds[prev] !== TokenKind.Word) continue;
-    if (!TABLE_INTRODUCERS.has(sql.slice(tokens.starts[prev], tokens.ends[prev]).toUpperCase())) continue;
+    const word = kind === TokenKind.Word ? sql.slice(tokens.starts[i], tokens.ends[i]).toUpperCase() : '';
+    const inFromList = fromDepths[fromDepths.length - 1] === depth;
+    if (kind === TokenKind.Open) {
+      depth++;
+      expectTable = false;
+      continue;
+    }
+    if (kind === TokenKind.Close) {
+      if (inFromList) fromDepths.pop();
+      depth--;
+      continue;
+    }
+    if (word === 'FROM' || word === 'JOIN') {
+      if (word === 'FROM' && !inFromList) fromDepths.push(depth);
+      expectTable = true;
+      continue;
+    }
+    if (inFromList && kind === TokenKind.Comma) {
+      expectTable = true;
+      continue;
+    }
+    if (inFromList && FROM_LIST_END.has(word)) {
+      if (word !== 'ON' && word !== 'USING') fromDepths.pop();
+      expectTable = false;
+      continue;
+    }
+    if (!expectTable || (kind !== TokenKind.QuotedIdent && kind !== TokenKind.Word)) continue;
+    expectTable = false;
     if (i + 1 < count && tokens.kinds[i + 1] === TokenKind.Dot) continue; // already qualified
     const start = tokens.starts[i]!;
     const end = tokens.ends[i]!;

@@ -8,6 +8,8 @@ import type { ShardingEngine } from '../engine/sharding-engine.js';
 import { ShardSession } from '../session/shard-session.js';
 import { loggedParameters, withQueryLogging } from '../log/logical-query-log.js';
 
+// TypeScript requires a mixin's base constructor to take `...args: any[]`.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyRunnerClass = abstract new (...args: any[]) => QueryRunner & { isReleased: boolean };
 
 /**
@@ -21,13 +23,15 @@ function withSharding<T extends AnyRunnerClass>(Base: T) {
     abstract readonly engine: ShardingEngine;
     abstract readonly session: ShardSession;
 
-    override async query(sql: string, parameters?: any[], useStructuredResult = false): Promise<any> {
+    // TypeORM's QueryRunner contract: raw driver results are typed `any`.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    override async query(sql: string, parameters?: unknown[], useStructuredResult = false): Promise<any> {
       if (this.isReleased) throw new QueryRunnerAlreadyReleasedError();
       const result: QueryResult = await withQueryLogging(this, this.engine.dialect, sql, parameters, () => this.engine.query(sql, parameters, this.session));
       return useStructuredResult ? result : result.raw;
     }
 
-    override async stream(sql: string, parameters?: any[], onEnd?: (...args: any[]) => void, onError?: (...args: any[]) => void): Promise<any> {
+    override async stream(sql: string, parameters?: unknown[], onEnd?: (...args: unknown[]) => void, onError?: (...args: unknown[]) => void): ReturnType<QueryRunner['stream']> {
       if (this.isReleased) throw new QueryRunnerAlreadyReleasedError();
       // As TypeORM's MySQL runner: the statement is logged when the stream opens.
       this.dataSource.logger.logQuery(sql, loggedParameters(this.engine.dialect, parameters), this);
@@ -35,7 +39,8 @@ function withSharding<T extends AnyRunnerClass>(Base: T) {
         const stream = Readable.from(await this.engine.stream(sql, parameters, this.session));
         if (onEnd) stream.on('end', onEnd);
         if (onError) stream.on('error', onError);
-        return stream;
+        // TypeORM types the stream as fs.ReadStream; every driver returns some Readable.
+        return stream as unknown as Awaited<ReturnType<QueryRunner['stream']>>;
       } catch (error) {
         onError?.(error);
         throw error;
@@ -43,7 +48,7 @@ function withSharding<T extends AnyRunnerClass>(Base: T) {
     }
 
     /** Shards are connected by the ShardedDataSource; nothing to acquire here. */
-    override async connect(): Promise<any> {
+    override async connect(): Promise<undefined> {
       return undefined;
     }
 
@@ -103,8 +108,8 @@ export class SqliteShardingQueryRunner extends SqliteBase {
    * asks its one connection directly; here the default shard answers, which holds every table.
    * Unlogged, as TypeORM's.
    */
-  protected override async loadPragmaRecords(tablePath: string, pragma: string): Promise<any> {
+  protected override async loadPragmaRecords(tablePath: string, pragma: string): Promise<Record<string, unknown>[]> {
     const [, tableName] = this.splitTablePath(tablePath);
-    return (await this.engine.query(`PRAGMA ${pragma}("${tableName}")`, [], this.session)).raw;
+    return (await this.engine.query(`PRAGMA ${pragma}("${tableName}")`, [], this.session)).raw as Record<string, unknown>[];
   }
 }

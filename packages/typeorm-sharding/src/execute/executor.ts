@@ -74,6 +74,15 @@ function runGuarded(statement: PhysicalStatement, targets: readonly ShardTarget[
 async function runOne(statement: PhysicalStatement, target: ShardTarget, session: ShardSession, settings: ExecutorSettings): Promise<QueryResult> {
   const observed = settings.onPhysicalQuery !== undefined || settings.logPhysical !== undefined;
   const started = observed ? performance.now() : 0;
+  const report = (rowCount: number, error?: unknown) =>
+    reportPhysical(settings, session, {
+      shard: target.name,
+      sql: statement.sql,
+      parameters: statement.parameters,
+      durationMs: performance.now() - started,
+      rowCount,
+      ...(error === undefined ? {} : { error }),
+    });
   // Inside a transaction the statement runs on the shard's pinned connection; outside, on any.
   const runner = session.inTransaction ? await session.acquire(target) : undefined;
   // SQLite's one connection per shard serves the transaction too, and reads integers exactly when asked.
@@ -82,27 +91,10 @@ async function runOne(statement: PhysicalStatement, target: ShardTarget, session
     const result = direct
       ? await target.execute(statement.sql, statement.parameters, session.mode, { exactIntegers: statement.exactIntegers })
       : ((await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult);
-    if (observed) {
-      reportPhysical(settings, session, {
-        shard: target.name,
-        sql: statement.sql,
-        parameters: statement.parameters,
-        durationMs: performance.now() - started,
-        rowCount: result.records?.length ? result.records.length : (result.affected ?? 0),
-      });
-    }
+    if (observed) report(result.records?.length ? result.records.length : (result.affected ?? 0));
     return result;
   } catch (cause) {
-    if (observed) {
-      reportPhysical(settings, session, {
-        shard: target.name,
-        sql: statement.sql,
-        parameters: statement.parameters,
-        durationMs: performance.now() - started,
-        rowCount: 0,
-        error: cause,
-      });
-    }
+    if (observed) report(0, cause);
     throw shardFailure(cause, { shard: target.name, physicalQuery: statement.sql, physicalParameters: statement.parameters });
   } finally {
     if (runner) await session.done(target, runner);

@@ -72,7 +72,8 @@ export const UNTYPED_ORDER: ExactColumnOrder = {
   rule: 'no column type: by JavaScript value',
 };
 
-const NUMERIC_ORDER: ExactColumnOrder = {
+/** Numbers, compared by value (mysql2's DECIMAL and BIGINT text included). */
+export const NUMERIC_ORDER: ExactColumnOrder = {
   kind: 'exact',
   order: { type: 'numeric', collation: 'binary' },
   extreme: { type: 'numeric', collation: 'binary' },

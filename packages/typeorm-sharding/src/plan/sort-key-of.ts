@@ -1,16 +1,9 @@
 import type { SqlDialect } from '../parameterize/index.js';
-import { columnOrderOf, mysqlWeightKey, UNTYPED_ORDER, type ExactColumnOrder, type RefusedColumnOrder } from './column-order.js';
+import { columnOrderOf, mysqlWeightKey, NUMERIC_ORDER, UNTYPED_ORDER, type ExactColumnOrder, type RefusedColumnOrder } from './column-order.js';
 import type { ExprType } from './expression-type.js';
 
 /** How the merge orders, groups and takes MIN/MAX of an expression's values. */
 export type OrderingOf = ExactColumnOrder | RefusedColumnOrder | { readonly kind: 'constant' };
-
-const NUMBERS: ExactColumnOrder = {
-  kind: 'exact',
-  order: { type: 'numeric', collation: 'binary' },
-  extreme: { type: 'numeric', collation: 'binary' },
-  rule: 'a number',
-};
 
 /** MySQL text that is no column: the server's weights (pad-aware), whatever the collation. */
 const MYSQL_TEXT: ExactColumnOrder = {
@@ -40,7 +33,7 @@ export function orderingOf(type: ExprType, dialect: SqlDialect, what: string): O
   if (dialect === 'sqlite') return UNTYPED_ORDER;
   switch (type.kind) {
     case 'number':
-      return NUMBERS;
+      return NUMERIC_ORDER;
     case 'text':
       return MYSQL_TEXT;
     case 'temporal':

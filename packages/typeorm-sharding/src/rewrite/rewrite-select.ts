@@ -1,3 +1,4 @@
+import { ShardingInternalError } from '../errors/index.js';
 import type { ParameterizedSql, SqlDialect, ValueSlot } from '../parameterize/index.js';
 import { spliceSql } from '../parameterize/index.js';
 import type { DerivedColumn, LimitPlan } from '../plan/plan.js';
@@ -86,9 +87,11 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
       const position = parametersBefore(p, at);
       insertions.set(position, [...(insertions.get(position) ?? []), ...values]);
     };
+    const spans = ctx.itemAliases.length > 0 ? selectItemSpans(p, ctx.dialect) : [];
     for (const { index, alias } of ctx.itemAliases) {
-      const span = selectItemSpans(p, ctx.dialect)[index];
-      if (span) edits.push({ start: span.end, end: span.end, text: ` AS ${quoteFor(`\`${alias}\``, ctx.dialect)}` });
+      const span = spans[index];
+      if (!span) throw new ShardingInternalError(`select item ${index + 1} not found in the statement text`, { stage: 'rewrite', sql: p.sql });
+      edits.push({ start: span.end, end: span.end, text: ` AS ${quoteFor(`\`${alias}\``, ctx.dialect)}` });
     }
     if (ctx.derivedColumns.length > 0) {
       const values: unknown[] = [];

@@ -1,0 +1,365 @@
+import type { Expr, FromItem, Join, Limit, OrderKey, Query, Select, SelectItem, ShapeCase, Term, Typed } from './ast.js';
+import { conditionOf, simpleRowCondition, whereCondition } from './conditions.js';
+import { columnExpr, derivedColumns, tableScope, type Gen, type Scope } from './context.js';
+import { aggregateExpr, overflowRisk, pickColumn, rowExpr, type AggregateLevel, type Want } from './expressions.js';
+import { tagsOf } from './features.js';
+import { exprText } from './print.js';
+import type { TableDef } from './schema.js';
+import { scalarItem } from './subqueries.js';
+import { containsAggregate, outputsOf, starItems, typeOf } from './typing.js';
+
+// Whole queries: a select (FROM a table, a binding or broadcast join, or a derived table;
+// row-level or aggregate; DISTINCT; WHERE; GROUP BY; HAVING; ORDER BY; LIMIT) or a UNION of
+// selects. The generator decides here whether the ORDER BY fixes the order completely: only
+// then may a LIMIT follow, and only then are the answers compared in order.
+
+/** A select (or union) with what ORDER BY and the outer query need to know about it. */
+interface Built {
+  readonly query: Query;
+  readonly outputs: readonly Typed[];
+  readonly ordered: boolean;
+  /** Texts of the select items that identify a result row ([] = at most one row), if known. */
+  readonly uniqueItems: readonly string[] | undefined;
+  readonly itemTexts: readonly string[];
+  readonly itemNames: readonly string[];
+}
+
+type Role = 'top' | 'derived';
+
+const AGGREGATE_ALIASES = ['n', 'total', 's', 'revenue', 'hi', 'lo', 'avg_v', 'cnt'];
+
+/** The FROM clause: a base table, perhaps joined, or a derived table. */
+function fromClause(g: Gen, role: Role): { from: FromItem; joins: Join[]; scope: Scope; derived?: Built } {
+  const { facts, lines, refs } = g.tables;
+  if (role === 'top' && g.c.chance(g.cls.derived)) {
+    const inner = buildSelect(g, 'derived');
+    const select = inner.query as Select;
+    const items = select.items as readonly SelectItem[];
+    const columns = derivedColumns(
+      'd',
+      items.map((item, i) => ({ name: inner.itemNames[i]!, typed: inner.outputs[i]!, samples: item.expr.kind === 'column' ? item.expr.column.samples : [], overflowRisk: overflowRisk(item.expr) })),
+    );
+    const unique = inner.uniqueItems?.map((text) => inner.itemTexts.indexOf(text));
+    const scope: Scope = { columns, unique: unique === undefined || unique.some((i) => i < 0) ? undefined : unique.map((i) => columnExpr(columns[i]!)), facts: undefined };
+    return { from: { kind: 'derived', query: select, alias: 'd' }, joins: [], scope, derived: inner };
+  }
+  const base = g.c.weighted<TableDef>([
+    [8, facts],
+    [1.2, lines],
+    [0.4, refs],
+  ]);
+  const alias = base === facts ? 'f' : base === lines ? 'l' : 'r';
+  let scope = tableScope(base, alias, base === facts);
+  const joins: Join[] = [];
+  const join = (table: TableDef, joinAlias: string, on: (s: Scope) => Expr[], unique: boolean) => {
+    const type = g.c.chance(0.35) ? 'LEFT' : 'INNER';
+    const joined = tableScope(table, joinAlias, table === facts);
+    const [left, right] = on(joined);
+    let cond: Join['on'] = { kind: 'compare', op: '=', left: left!, right: right! };
+    if (g.c.chance(0.2)) cond = { kind: 'logic', op: 'AND', items: [cond, simpleRowCondition(g, joined, true)] };
+    joins.push({ type, item: { kind: 'table', table, alias: joinAlias }, on: cond });
+    scope = {
+      columns: [...scope.columns, ...joined.columns],
+      unique: unique ? [...(scope.unique ?? []), ...(joined.unique ?? [])] : scope.unique,
+      facts: scope.facts ?? joined.facts,
+    };
+  };
+  const col = (s: Scope, table: string, name: string) => columnExpr(s.columns.find((c) => c.table === table && c.def.name === name)!);
+  if (base === facts && g.c.chance(g.cls.join)) {
+    const kind = g.c.weighted<string>([
+      [3, 'binding'],
+      [2, 'broadcast'],
+      [1, 'both'],
+      [0.4, 'nonbinding'],
+    ]);
+    if (kind === 'binding' || kind === 'both') join(lines, 'l', (j) => [col(j, 'l', 'factId'), col(scope, 'f', 'id')], true);
+    if (kind === 'broadcast' || kind === 'both') join(refs, 'r', (j) => [col(j, 'r', 'id'), col(scope, 'f', 'grp')], false);
+    if (kind === 'nonbinding') join(lines, 'l', (j) => [col(j, 'l', 'qty'), col(scope, 'f', 'qty')], true);
+  } else if (base === lines && g.c.chance(g.cls.join)) {
+    join(facts, 'f', (j) => [col(j, 'f', 'id'), col(scope, 'l', 'factId')], true);
+  }
+  return { from: { kind: 'table', table: base, alias }, joins, scope };
+}
+
+/** Names the select items: aliases where asked for or needed so that no two output columns share a name. */
+function nameItems(g: Gen, exprs: readonly Expr[], forceAlias: boolean): { items: SelectItem[]; names: string[] } {
+  const used = new Set<string>();
+  const items: SelectItem[] = [];
+  const names: string[] = [];
+  for (const expr of exprs) {
+    const natural = expr.kind === 'column' ? expr.column.name : exprText(expr, g.dialect);
+    const literal = expr.kind === 'literal' || expr.kind === 'param' || expr.kind === 'hex';
+    let alias: string | undefined;
+    if (forceAlias || literal || used.has(natural) || g.c.chance(0.55)) {
+      alias = g.alias(containsAggregate(expr) ? g.c.pick(AGGREGATE_ALIASES) : 'v');
+    }
+    const name = alias ?? natural;
+    used.add(name);
+    items.push({ expr, alias });
+    names.push(name);
+  }
+  return { items, names };
+}
+
+/** Inserts `x` at a random position (choice 0: at the front). */
+function insertAt<T>(g: Gen, list: T[], x: T): void {
+  list.splice(g.c.int(list.length + 1), 0, x);
+}
+
+function buildSelect(g: Gen, role: Role): Built {
+  const { from, joins, scope } = fromClause(g, role);
+  const aggregateSelect = g.c.chance(g.cls.aggregate);
+  const grouped = aggregateSelect && g.c.chance(g.cls.groupBy);
+  const exactRow = { params: false, exact: true };
+
+  const groupKeys: Expr[] = [];
+  if (grouped) {
+    const n = g.c.chance(0.3) ? 2 : 1;
+    for (let i = 0; i < n; i++) {
+      const key = g.c.chance(0.7) ? columnExpr(pickColumn(g, scope, 'any', { exact: true })!) : notConstant(g, scope, rowExpr(g, scope, 'any', 1, exactRow));
+      if (!groupKeys.some((k) => exprText(k, g.dialect) === exprText(key, g.dialect))) groupKeys.push(key);
+    }
+  }
+  const level: AggregateLevel = { scope, groupKeys, exact: false };
+
+  // select list
+  let exprs: Expr[] = [];
+  let star = false;
+  if (aggregateSelect) {
+    for (const k of groupKeys) if (g.c.chance(0.85)) exprs.push(k);
+    const n = g.c.between(1, 3);
+    for (let i = 0; i < n; i++) insertAt(g, exprs, aggregateExpr(g, level, 'any', 0));
+    // Without GROUP BY, only an aggregate in the select list makes it one row.
+    if (!grouped && !exprs.some(containsAggregate)) exprs.push({ kind: 'aggregate', fn: 'COUNT', arg: undefined, distinct: false });
+  } else if (role === 'top' && joins.length === 0 && from.kind === 'table' && g.c.chance(0.04)) {
+    star = true;
+  } else {
+    const n = g.c.between(1, 4);
+    for (let i = 0; i < n; i++) {
+      const sub = role === 'top' && scope.facts !== undefined && g.c.chance(g.cls.selectSubquery);
+      exprs.push(sub ? scalarItem(g, scope) : rowExpr(g, scope, 'any', 0, { params: true, exact: false }));
+    }
+    // A derived table usually carries its row identity, so that the outer query can order by it.
+    if (role === 'derived' && scope.unique && g.c.chance(0.7)) exprs = [...scope.unique.filter((u) => !exprs.some((e) => exprText(e, g.dialect) === exprText(u, g.dialect))), ...exprs];
+  }
+  // The outer query needs one exactly comparable column of a derived table to group and order by.
+  if (role === 'derived' && !exprs.some((e) => typeOf(e, g.dialect).exact)) exprs.push({ kind: 'literal', value: 1 });
+  const named = star ? undefined : nameItems(g, exprs, role === 'derived');
+  const items: readonly SelectItem[] | '*' = named ? named.items : '*';
+  const listed = items === '*' ? starItems(from) : items;
+
+  const where = g.c.chance(0.75) ? whereCondition(g, scope, role === 'top' && from.kind === 'table') : undefined;
+  const draft: Select = { kind: 'select', distinct: false, items, from, joins, where, groupBy: [], having: undefined, orderBy: [], limit: undefined };
+  const outputsBefore = outputsOf(draft, g.dialect);
+  const distinct = !star && g.c.chance(g.cls.distinct) && outputsBefore.every((o) => o.exact);
+
+  const itemTexts = listed.map((i) => exprText(i.expr, g.dialect));
+  const groupBy: Term[] = groupKeys.map((k) => {
+    const at = itemTexts.indexOf(exprText(k, g.dialect));
+    if (at < 0) return { kind: 'expr', expr: k };
+    const form = g.c.weighted<string>([
+      [3, 'expr'],
+      [1, 'position'],
+      [listed[at]!.alias ? 1 : 0, 'alias'],
+    ]);
+    return form === 'position' ? { kind: 'position', index: at + 1 } : form === 'alias' ? { kind: 'alias', name: listed[at]!.alias! } : { kind: 'expr', expr: k };
+  });
+
+  let having: Select['having'];
+  if (aggregateSelect && g.c.chance(grouped ? g.cls.having : g.cls.having * 0.1)) {
+    const aliases = listed.filter((i) => i.alias !== undefined && containsAggregate(i.expr)).map((i) => ({ name: i.alias!, of: i.expr }));
+    // MariaDB resolves a column in HAVING only through the select list or GROUP BY columns: group keys that are expressions stay out.
+    having = conditionOf(g, { ...level, groupKeys: groupKeys.filter((k) => k.kind === 'column'), exact: true, aliases }, 0);
+  }
+
+  const select: Select = { ...draft, distinct, groupBy, having };
+  const outputs = outputsOf(select, g.dialect);
+  const uniqueItems: readonly string[] | undefined =
+    aggregateSelect && !grouped ? [] : grouped ? groupKeys.map((k) => exprText(k, g.dialect)) : distinct ? itemTexts : scope.unique?.map((u) => exprText(u, g.dialect));
+  const uniqueExprs: readonly Expr[] | undefined = aggregateSelect && !grouped ? [] : grouped ? groupKeys : distinct ? listed.map((i) => i.expr) : scope.unique;
+
+  const wantsOrder = role === 'top' || g.c.chance(0.2);
+  const order = wantsOrder
+    ? orderClause(g, {
+        items: listed,
+        itemTexts,
+        outputs,
+        onlyItems: distinct,
+        exprTerms: true,
+        unique: uniqueExprs,
+        extra: () => (aggregateSelect ? aggregateExpr(g, { ...level, exact: true }, 'any', 1) : extraRowKey(g, scope)),
+      })
+    : { keys: [], ordered: uniqueItems !== undefined && uniqueItems.length === 0 };
+  // A derived table keeps an ORDER BY only as a top-N (with LIMIT): otherwise its order means nothing.
+  const limit = order.ordered && (role === 'top' ? g.c.chance(g.cls.limit) : order.keys.length > 0) ? limitClause(g) : undefined;
+  const orderBy = role === 'derived' && !limit ? [] : order.keys;
+  return {
+    query: { ...select, orderBy, limit },
+    outputs,
+    ordered: order.ordered,
+    uniqueItems,
+    itemTexts,
+    itemNames: named ? named.names : listed.map((i) => (i.expr.kind === 'column' ? i.expr.column.name : '')),
+  };
+}
+
+/** An ORDER BY expression of a row select that need not be in the select list. */
+function extraRowKey(g: Gen, scope: Scope): Expr {
+  if (g.c.chance(0.2)) {
+    const c = pickColumn(g, scope, 'any', { exact: true });
+    if (c) return { kind: 'truth', cond: { kind: 'isNull', arg: columnExpr(c), negated: false } };
+  }
+  return notConstant(g, scope, rowExpr(g, scope, 'any', 1, { params: false, exact: true }));
+}
+
+function isConstant(e: Expr): boolean {
+  return e.kind === 'literal' || e.kind === 'param' || e.kind === 'hex';
+}
+
+/** A constant is no ORDER BY / GROUP BY term (an integer there is a position): use a column instead. */
+function notConstant(g: Gen, scope: Scope, e: Expr): Expr {
+  if (!isConstant(e)) return e;
+  return columnExpr(pickColumn(g, scope, 'any', { exact: true }) ?? scope.columns[0]!);
+}
+
+interface OrderContext {
+  readonly items: readonly SelectItem[];
+  readonly itemTexts: readonly string[];
+  readonly outputs: readonly Typed[];
+  /** DISTINCT and UNION: ORDER BY may only name select items. */
+  readonly onlyItems: boolean;
+  /** Select items may be repeated as expressions (not in a UNION). */
+  readonly exprTerms: boolean;
+  /** What identifies a row ([] = at most one row), if anything. */
+  readonly unique: readonly Expr[] | undefined;
+  readonly extra: () => Expr;
+}
+
+/**
+ * ORDER BY terms, and whether they fix the order: they do when they cover a unique set of
+ * the rows, or every output column when no two distinct outputs can tie (on MariaDB, text
+ * compared exactly can tie with another case variant under the `_ci` collation).
+ */
+function orderClause(g: Gen, ctx: OrderContext): { keys: OrderKey[]; ordered: boolean } {
+  const keys: OrderKey[] = [];
+  const covered = new Set<string>();
+  const direction = (): OrderKey['direction'] => {
+    const d = g.c.pick([undefined, 'ASC', 'DESC'] as const);
+    return d;
+  };
+  const itemTerm = (i: number): Term => {
+    const item = ctx.items[i]!;
+    const form = g.c.weighted<string>([
+      [1, 'position'],
+      [item.alias ? 1.2 : 0, 'alias'],
+      [ctx.exprTerms && !isConstant(item.expr) ? 1 : 0, 'expr'],
+    ]);
+    return form === 'position' ? { kind: 'position', index: i + 1 } : form === 'alias' ? { kind: 'alias', name: item.alias! } : { kind: 'expr', expr: item.expr };
+  };
+  const add = (term: Term, text: string) => {
+    covered.add(text);
+    keys.push({ term, direction: direction() });
+  };
+  if (g.c.chance(g.cls.orderBy)) {
+    const n = g.c.between(1, 3);
+    for (let k = 0; k < n; k++) {
+      if (ctx.onlyItems || !g.c.chance(g.cls.orderByExpression)) {
+        const i = g.c.int(ctx.items.length);
+        if (ctx.outputs[i]!.exact && !covered.has(ctx.itemTexts[i]!)) add(itemTerm(i), ctx.itemTexts[i]!);
+      } else {
+        const e = ctx.extra();
+        if (isConstant(e)) continue;
+        const text = exprText(e, g.dialect);
+        if (!typeOf(e, g.dialect).exact || covered.has(text)) continue;
+        add({ kind: 'expr', expr: e }, text);
+      }
+    }
+    if (g.c.chance(g.cls.tiebreak)) {
+      const unique = ctx.unique;
+      const itemsCover = unique?.every((u) => !ctx.onlyItems || ctx.itemTexts.includes(exprText(u, g.dialect)));
+      if (unique && itemsCover) {
+        for (const u of unique) {
+          const text = exprText(u, g.dialect);
+          if (covered.has(text)) continue;
+          const i = ctx.itemTexts.indexOf(text);
+          add(i >= 0 ? itemTerm(i) : { kind: 'expr', expr: u }, text);
+        }
+      } else {
+        ctx.items.forEach((_, i) => {
+          if (ctx.outputs[i]!.exact && !covered.has(ctx.itemTexts[i]!)) add(itemTerm(i), ctx.itemTexts[i]!);
+        });
+      }
+    }
+  }
+  const uniqueCovered = ctx.unique !== undefined && ctx.unique.every((u) => covered.has(exprText(u, g.dialect)));
+  const caseTies = g.dialect === 'mysql' && ctx.outputs.some((o) => o.type === 'text' && !o.anyCase);
+  const allCovered = ctx.itemTexts.every((t) => covered.has(t)) && !caseTies;
+  return { keys, ordered: uniqueCovered || allCovered };
+}
+
+function limitClause(g: Gen): Limit {
+  const count = g.c.pick([3, 1, 2, 5, 8, 10, 20, 0]);
+  const offset = g.c.chance(0.45) ? g.c.pick([1, 2, 5, 10, 25, 0]) : undefined;
+  return { count, offset, form: g.c.pick(['offset', 'comma', 'params'] as const) };
+}
+
+/** A UNION [ALL] of 2–3 selects over the sharded and broadcast tables, ordered by positions or names. */
+function buildUnion(g: Gen): Built {
+  const { facts, lines, refs } = g.tables;
+  const kinds: Want[] = Array.from({ length: g.c.between(1, 3) }, () => g.c.pick(['num', 'text'] as const));
+  const n = g.c.chance(0.2) ? 3 : 2;
+  const selects: Select[] = [];
+  let names: string[] = [];
+  for (let b = 0; b < n; b++) {
+    const table = g.c.weighted<TableDef>([
+      [3, facts],
+      [2, lines],
+      [1, refs],
+    ]);
+    const alias = table === facts ? 'f' : table === lines ? 'l' : 'r';
+    const scope = tableScope(table, alias, false);
+    const grouped = g.c.chance(g.cls.aggregate * 0.5);
+    let exprs: Expr[];
+    let groupBy: Term[] = [];
+    if (grouped) {
+      const key = columnExpr(pickColumn(g, scope, 'any', { exact: true })!);
+      groupBy = [{ kind: 'expr', expr: key }];
+      exprs = kinds.map((k) => aggregateExpr(g, { scope, groupKeys: [key], exact: true }, k, 0));
+    } else {
+      exprs = kinds.map((k) => rowExpr(g, scope, k, 0, { params: true, exact: true }));
+    }
+    const named = nameItems(g, exprs, b === 0);
+    if (b === 0) names = named.names;
+    selects.push({
+      kind: 'select',
+      distinct: false,
+      items: named.items,
+      from: { kind: 'table', table, alias },
+      joins: [],
+      where: g.c.chance(0.5) ? whereCondition(g, scope, false) : undefined,
+      groupBy,
+      having: undefined,
+      orderBy: [],
+      limit: undefined,
+    });
+  }
+  const per = selects.map((s) => outputsOf(s, g.dialect, true));
+  const outputs: Typed[] = kinds.map((_, i) => ({
+    type: per[0]![i]!.type,
+    exact: per.every((o) => o[i]!.exact),
+    anyCase: per.some((o) => o[i]!.anyCase),
+  }));
+  const all = g.c.chance(0.5) || outputs.some((o) => !o.exact);
+  const first = selects[0]!.items as readonly SelectItem[];
+  const positions = first.map((_, i) => `#${i + 1}`);
+  const order = orderClause(g, { items: first, itemTexts: positions, outputs, onlyItems: true, exprTerms: false, unique: undefined, extra: () => ({ kind: 'literal', value: 1 }) });
+  const limit = order.ordered && g.c.chance(g.cls.limit) ? limitClause(g) : undefined;
+  const query: Query = { kind: 'union', all, selects, orderBy: order.keys, limit };
+  return { query, outputs, ordered: order.ordered, uniqueItems: undefined, itemTexts: positions, itemNames: names };
+}
+
+/** One generated query of class `g.cls`. */
+export function generateCase(g: Gen): ShapeCase {
+  const built = g.c.chance(g.cls.union) ? buildUnion(g) : buildSelect(g, 'top');
+  return { shapeClass: g.cls.name, query: built.query, outputs: built.outputs, ordered: built.ordered, tags: tagsOf(built.query, g.dialect) };
+}

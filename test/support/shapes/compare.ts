@@ -159,3 +159,21 @@ export function showRows(rows: unknown, max = 12): string {
   if (rows.length > max) lines.push(`    … ${rows.length - max} more`);
   return `${rows.length} row(s)\n${lines.join('\n')}`;
 }
+
+/**
+ * Floating-point aggregates that agree only within FLOAT_TOLERANCE, not exactly (compared
+ * in order only; a multiset would need the same sorting): counted, not failed.
+ */
+export function floatDrift(plain: readonly Row[], sharded: readonly Row[], c: ShapeCase): string | undefined {
+  if (!c.ordered || plain.length !== sharded.length) return undefined;
+  const columns = plain.length > 0 ? Object.keys(plain[0]!) : [];
+  for (const [r, row] of plain.entries()) {
+    for (const [i, k] of columns.entries()) {
+      if (modeOf(c.outputs[i]) !== 'float') continue;
+      const a = row[k];
+      const b = sharded[r]![k];
+      if (a !== null && b !== null && a !== undefined && b !== undefined && Number(a) !== Number(b)) return `${show(a)} vs ${show(b)}`;
+    }
+  }
+  return undefined;
+}

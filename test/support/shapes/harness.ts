@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { UnsupportedShardingError } from '../../../packages/typeorm-sharding/src/index.js';
 import type { ShapeCase } from './ast.js';
-import { differenceOf, showRows, typeDrift } from './compare.js';
+import { differenceOf, floatDrift, showRows, typeDrift } from './compare.js';
 import type { PrintedQuery } from './print.js';
 
 // Runs one generated query on the plain and the sharded source and judges the answers
@@ -32,6 +32,8 @@ export interface Outcome {
   readonly sharded?: string;
   /** A value whose JS type differs between the answers though its value agrees. */
   readonly drift?: string;
+  /** A floating-point aggregate that agrees within the tolerance but not exactly. */
+  readonly floatDrift?: string;
 }
 
 export function isFailure(o: Outcome): boolean {
@@ -88,7 +90,7 @@ export async function runCase(plain: DataSource, sharded: DataSource, c: ShapeCa
   }
   const difference = differenceOf(expected.rows, got.rows, c);
   if (difference !== undefined) return { kind: 'wrong-answer', detail: difference, plain: showRows(expected.rows), sharded: showRows(got.rows) };
-  return { kind: 'pass', detail: '', drift: typeDrift(expected.rows, got.rows) };
+  return { kind: 'pass', detail: '', drift: typeDrift(expected.rows, got.rows), floatDrift: floatDrift(expected.rows, got.rows, c) };
 }
 
 /** The failure message: the SQL, its parameters, both answers, and how to run it again. */
@@ -107,17 +109,18 @@ export function failureMessage(backend: string, c: ShapeCase, q: PrintedQuery, o
 
 /** Counts per shape class: runs, refusals (by message), invalid SQL, failures, type drift. */
 export class ShapeStats {
-  private readonly perClass = new Map<string, { runs: number; passed: number; refused: Map<string, number>; invalid: string[]; failed: number; drift: Map<string, number> }>();
+  private readonly perClass = new Map<string, { runs: number; passed: number; refused: Map<string, number>; invalid: string[]; failed: number; drift: Map<string, number>; floatDrift: string[] }>();
 
   record(backend: string, c: ShapeCase, q: PrintedQuery, o: Outcome): void {
     const key = `${backend}/${c.shapeClass}`;
     let s = this.perClass.get(key);
-    if (!s) this.perClass.set(key, (s = { runs: 0, passed: 0, refused: new Map(), invalid: [], failed: 0, drift: new Map() }));
+    if (!s) this.perClass.set(key, (s = { runs: 0, passed: 0, refused: new Map(), invalid: [], failed: 0, drift: new Map(), floatDrift: [] }));
     s.runs++;
     if (o.kind === 'pass') s.passed++;
     if (o.kind === 'refused') s.refused.set(o.errorTemplate!, (s.refused.get(o.errorTemplate!) ?? 0) + 1);
     if (o.kind === 'invalid') s.invalid.push(`${o.detail}\n      ${q.sql} ${JSON.stringify(q.params)}`);
     if (isFailure(o)) s.failed++;
+    if (o.floatDrift) s.floatDrift.push(o.floatDrift);
     if (o.drift) s.drift.set(o.drift.replace(/^[^:]*: /, ''), (s.drift.get(o.drift.replace(/^[^:]*: /, '')) ?? 0) + 1);
   }
 
@@ -141,6 +144,7 @@ export class ShapeStats {
       for (const [template, n] of refusals.slice(0, 6)) lines.push(`      refused ${String(n).padStart(4)}× ${template}`);
       if (refusals.length > 6) lines.push(`      … ${refusals.length - 6} more refusal messages`);
       for (const [drift, n] of s.drift) lines.push(`      type drift ${n}× (same value, other JS type: ${drift})`);
+      if (s.floatDrift.length > 0) lines.push(`      float drift ${s.floatDrift.length}× (a floating-point aggregate equal only within the tolerance, e.g. ${s.floatDrift[0]})`);
     }
     return lines.join('\n');
   }

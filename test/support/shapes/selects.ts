@@ -116,7 +116,8 @@ function buildSelect(g: Gen, role: Role): Built {
   if (grouped) {
     const n = g.c.chance(0.3) ? 2 : 1;
     for (let i = 0; i < n; i++) {
-      const key = g.c.chance(0.7) ? columnExpr(pickColumn(g, scope, 'any', { exact: true })!) : notConstant(g, scope, rowExpr(g, scope, 'any', 1, exactRow));
+      const expr = notConstant(g, scope, rowExpr(g, scope, 'any', 1, exactRow));
+      const key = g.c.chance(0.7) || !typeOf(expr, g.dialect).exact ? columnExpr(pickColumn(g, scope, 'any', { exact: true })!) : expr;
       if (!groupKeys.some((k) => exprText(k, g.dialect) === exprText(key, g.dialect))) groupKeys.push(key);
     }
   }
@@ -151,7 +152,9 @@ function buildSelect(g: Gen, role: Role): Built {
   const where = g.c.chance(0.75) ? whereCondition(g, scope, role === 'top' && from.kind === 'table') : undefined;
   const draft: Select = { kind: 'select', distinct: false, items, from, joins, where, groupBy: [], having: undefined, orderBy: [], limit: undefined };
   const outputsBefore = outputsOf(draft, g.dialect);
-  const distinct = !star && g.c.chance(g.cls.distinct) && outputsBefore.every((o) => o.exact);
+  // MariaDB 10.11 answers `SELECT DISTINCT 1 … LIMIT 25, 1` with a row (it drops the offset
+  // when every item is a constant): such a DISTINCT is not generated.
+  const distinct = !star && g.c.chance(g.cls.distinct) && outputsBefore.every((o) => o.exact) && exprs.some((e) => !isConstant(e));
 
   const itemTexts = listed.map((i) => exprText(i.expr, g.dialect));
   const groupBy: Term[] = groupKeys.map((k) => {
@@ -168,8 +171,9 @@ function buildSelect(g: Gen, role: Role): Built {
   let having: Select['having'];
   if (aggregateSelect && g.c.chance(grouped ? g.cls.having : g.cls.having * 0.1)) {
     const aliases = listed.filter((i) => i.alias !== undefined && containsAggregate(i.expr)).map((i) => ({ name: i.alias!, of: i.expr }));
-    // MariaDB resolves a column in HAVING only through the select list or GROUP BY columns: group keys that are expressions stay out.
-    having = conditionOf(g, { ...level, groupKeys: groupKeys.filter((k) => k.kind === 'column'), exact: true, aliases }, 0);
+    // MariaDB resolves a column in HAVING only through the select list: other group keys stay out.
+    const selectedKeys = groupKeys.filter((k) => k.kind === 'column' && listed.some((i) => i.expr.kind === 'column' && exprText(i.expr, g.dialect) === exprText(k, g.dialect)));
+    having = conditionOf(g, { ...level, groupKeys: selectedKeys, exact: true, aliases }, 0);
   }
 
   const select: Select = { ...draft, distinct, groupBy, having };

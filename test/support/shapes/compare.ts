@@ -131,8 +131,12 @@ export function differenceOf(plain: readonly Row[], sharded: readonly Row[], c: 
   return undefined;
 }
 
-/** Values that differ in JS type but agree in value (e.g. `'12.50'` and `12.5`): counted, not failed. */
-export function typeDrift(plain: readonly Row[], sharded: readonly Row[]): string | undefined {
+/**
+ * Values that differ in JS type but agree in value (e.g. `'12.50'` and `12.5`): counted, not
+ * failed. Looks at the first row of answers compared in order (rows of a multiset may differ).
+ */
+export function typeDrift(plain: readonly Row[], sharded: readonly Row[], c: ShapeCase): string | undefined {
+  if (!c.ordered) return undefined;
   const first = plain[0];
   const other = sharded[0];
   if (!first || !other) return undefined;

@@ -90,7 +90,7 @@ export async function runCase(plain: DataSource, sharded: DataSource, c: ShapeCa
   }
   const difference = differenceOf(expected.rows, got.rows, c);
   if (difference !== undefined) return { kind: 'wrong-answer', detail: difference, plain: showRows(expected.rows), sharded: showRows(got.rows) };
-  return { kind: 'pass', detail: '', drift: typeDrift(expected.rows, got.rows), floatDrift: floatDrift(expected.rows, got.rows, c) };
+  return { kind: 'pass', detail: '', drift: typeDrift(expected.rows, got.rows, c), floatDrift: floatDrift(expected.rows, got.rows, c) };
 }
 
 /** The failure message: the SQL, its parameters, both answers, and how to run it again. */
@@ -109,7 +109,7 @@ export function failureMessage(backend: string, c: ShapeCase, q: PrintedQuery, o
 
 /** Counts per shape class: runs, refusals (by message), invalid SQL, failures, type drift. */
 export class ShapeStats {
-  private readonly perClass = new Map<string, { runs: number; passed: number; refused: Map<string, number>; invalid: string[]; failed: number; drift: Map<string, number>; floatDrift: string[] }>();
+  private readonly perClass = new Map<string, { runs: number; passed: number; refused: Map<string, number>; invalid: string[]; failed: number; drift: Map<string, { n: number; example: string }>; floatDrift: string[] }>();
 
   record(backend: string, c: ShapeCase, q: PrintedQuery, o: Outcome): void {
     const key = `${backend}/${c.shapeClass}`;
@@ -121,7 +121,11 @@ export class ShapeStats {
     if (o.kind === 'invalid') s.invalid.push(`${o.detail}\n      ${q.sql} ${JSON.stringify(q.params)}`);
     if (isFailure(o)) s.failed++;
     if (o.floatDrift) s.floatDrift.push(o.floatDrift);
-    if (o.drift) s.drift.set(o.drift.replace(/^[^:]*: /, ''), (s.drift.get(o.drift.replace(/^[^:]*: /, '')) ?? 0) + 1);
+    if (o.drift) {
+      const kind = o.drift.replace(/^[^:]*: /, '');
+      const seen = s.drift.get(kind);
+      s.drift.set(kind, { n: (seen?.n ?? 0) + 1, example: seen?.example ?? `${o.drift} in ${q.sql} ${JSON.stringify(q.params)}` });
+    }
   }
 
   /** Invalid (plain-rejected) queries of one backend: count and total. */
@@ -143,7 +147,7 @@ export class ShapeStats {
       const refusals = [...s.refused].sort((a, b) => b[1] - a[1]);
       for (const [template, n] of refusals.slice(0, 6)) lines.push(`      refused ${String(n).padStart(4)}× ${template}`);
       if (refusals.length > 6) lines.push(`      … ${refusals.length - 6} more refusal messages`);
-      for (const [drift, n] of s.drift) lines.push(`      type drift ${n}× (same value, other JS type: ${drift})`);
+      for (const [drift, { n, example }] of s.drift) lines.push(`      type drift ${n}× (same value, other JS type: ${drift}), e.g. ${example.slice(0, 300)}`);
       if (s.floatDrift.length > 0) lines.push(`      float drift ${s.floatDrift.length}× (a floating-point aggregate equal only within the tolerance, e.g. ${s.floatDrift[0]})`);
     }
     return lines.join('\n');

@@ -1,4 +1,4 @@
-import type { Expr, FromItem, Join, Limit, OrderKey, Query, Select, SelectItem, ShapeCase, Term, Typed } from './ast.js';
+import type { Cond, Expr, FromItem, Join, Limit, OrderKey, Query, Select, SelectItem, ShapeCase, Term, Typed } from './ast.js';
 import { conditionOf, simpleRowCondition, whereCondition } from './conditions.js';
 import { columnExpr, derivedColumns, tableScope, type Gen, type Scope } from './context.js';
 import { aggregateExpr, overflowRisk, pickColumn, rowExpr, type AggregateLevel, type Want } from './expressions.js';
@@ -216,8 +216,47 @@ function extraRowKey(g: Gen, scope: Scope): Expr {
   return notConstant(g, scope, rowExpr(g, scope, 'any', 1, { params: false, exact: true }));
 }
 
+/**
+ * No column, aggregate or subquery inside: a constant. An integer constant as an ORDER BY /
+ * GROUP BY term is a position, and SQLite folds `(100 IS NULL)` into one.
+ */
 function isConstant(e: Expr): boolean {
-  return e.kind === 'literal' || e.kind === 'param' || e.kind === 'hex';
+  switch (e.kind) {
+    case 'literal':
+    case 'param':
+    case 'hex':
+      return true;
+    case 'arith':
+      return isConstant(e.left) && isConstant(e.right);
+    case 'call':
+      return e.args.every(isConstant);
+    case 'case':
+      return isConstant(e.then) && (e.otherwise === undefined || isConstant(e.otherwise)) && condIsConstant(e.when);
+    case 'truth':
+      return condIsConstant(e.cond);
+    default:
+      return false;
+  }
+}
+
+function condIsConstant(c: Cond): boolean {
+  switch (c.kind) {
+    case 'compare':
+      return isConstant(c.left) && isConstant(c.right);
+    case 'isNull':
+    case 'like':
+      return isConstant(c.arg);
+    case 'inList':
+      return isConstant(c.arg) && c.items.every(isConstant);
+    case 'between':
+      return isConstant(c.arg) && isConstant(c.low) && isConstant(c.high);
+    case 'logic':
+      return c.items.every(condIsConstant);
+    case 'not':
+      return condIsConstant(c.arg);
+    default:
+      return false;
+  }
 }
 
 /** A constant is no ORDER BY / GROUP BY term (an integer there is a position): use a column instead. */

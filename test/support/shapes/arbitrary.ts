@@ -5,7 +5,7 @@ import type { ShapeClass } from './classes.js';
 import { Gen } from './context.js';
 import { printQuery, type Dialect, type PrintedQuery } from './print.js';
 import type { ShapeData, TableDef } from './schema.js';
-import { generateCase } from './selects.js';
+import { generateCase } from './generate.js';
 
 /** A generated case with its SQL for one dialect. */
 export interface PrintedCase {

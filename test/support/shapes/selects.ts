@@ -1,20 +1,19 @@
-import type { Cond, Expr, FromItem, Join, Limit, OrderKey, Query, Select, SelectItem, ShapeCase, Term, Typed } from './ast.js';
+import type { Expr, FromItem, Join, Query, Select, SelectItem, Term, Typed } from './ast.js';
 import { conditionOf, simpleRowCondition, whereCondition } from './conditions.js';
 import { columnExpr, derivedColumns, tableScope, type Gen, type Scope } from './context.js';
-import { aggregateExpr, overflowRisk, pickColumn, rowExpr, type AggregateLevel, type Want } from './expressions.js';
-import { tagsOf } from './features.js';
+import { aggregateExpr, overflowRisk, pickColumn, rowExpr, type AggregateLevel } from './expressions.js';
+import { isConstant, limitClause, orderClause } from './order-by.js';
 import { exprText } from './print.js';
 import type { TableDef } from './schema.js';
+import { insertAt, nameItems } from './select-items.js';
 import { scalarItem } from './subqueries.js';
 import { containsAggregate, outputsOf, starItems, typeOf } from './typing.js';
 
-// Whole queries: a select (FROM a table, a binding or broadcast join, or a derived table;
-// row-level or aggregate; DISTINCT; WHERE; GROUP BY; HAVING; ORDER BY; LIMIT) or a UNION of
-// selects. The generator decides here whether the ORDER BY fixes the order completely: only
-// then may a LIMIT follow, and only then are the answers compared in order.
+// Selects: FROM a table, a binding or broadcast join, or a derived table; row-level or
+// aggregate; DISTINCT; WHERE; GROUP BY; HAVING; then ORDER BY and LIMIT (order-by.ts).
 
 /** A select (or union) with what ORDER BY and the outer query need to know about it. */
-interface Built {
+export interface Built {
   readonly query: Query;
   readonly outputs: readonly Typed[];
   readonly ordered: boolean;
@@ -24,9 +23,7 @@ interface Built {
   readonly itemNames: readonly string[];
 }
 
-type Role = 'top' | 'derived';
-
-const AGGREGATE_ALIASES = ['n', 'total', 's', 'revenue', 'hi', 'lo', 'avg_v', 'cnt'];
+export type Role = 'top' | 'derived';
 
 /** The FROM clause: a base table, perhaps joined, or a derived table. */
 function fromClause(g: Gen, role: Role): { from: FromItem; joins: Join[]; scope: Scope; derived?: Built } {
@@ -81,32 +78,7 @@ function fromClause(g: Gen, role: Role): { from: FromItem; joins: Join[]; scope:
   return { from: { kind: 'table', table: base, alias }, joins, scope };
 }
 
-/** Names the select items: aliases where asked for or needed so that no two output columns share a name. */
-function nameItems(g: Gen, exprs: readonly Expr[], forceAlias: boolean): { items: SelectItem[]; names: string[] } {
-  const used = new Set<string>();
-  const items: SelectItem[] = [];
-  const names: string[] = [];
-  for (const expr of exprs) {
-    const natural = expr.kind === 'column' ? expr.column.name : exprText(expr, g.dialect);
-    const literal = expr.kind === 'literal' || expr.kind === 'param' || expr.kind === 'hex';
-    let alias: string | undefined;
-    if (forceAlias || literal || used.has(natural) || g.c.chance(0.55)) {
-      alias = g.alias(containsAggregate(expr) ? g.c.pick(AGGREGATE_ALIASES) : 'v');
-    }
-    const name = alias ?? natural;
-    used.add(name);
-    items.push({ expr, alias });
-    names.push(name);
-  }
-  return { items, names };
-}
-
-/** Inserts `x` at a random position (choice 0: at the front). */
-function insertAt<T>(g: Gen, list: T[], x: T): void {
-  list.splice(g.c.int(list.length + 1), 0, x);
-}
-
-function buildSelect(g: Gen, role: Role): Built {
+export function buildSelect(g: Gen, role: Role): Built {
   const { from, joins, scope } = fromClause(g, role);
   const aggregateSelect = g.c.chance(g.cls.aggregate);
   const grouped = aggregateSelect && g.c.chance(g.cls.groupBy);
@@ -216,193 +188,9 @@ function extraRowKey(g: Gen, scope: Scope): Expr {
   return notConstant(g, scope, rowExpr(g, scope, 'any', 1, { params: false, exact: true }));
 }
 
-/**
- * No column, aggregate or subquery inside: a constant. An integer constant as an ORDER BY /
- * GROUP BY term is a position, and SQLite folds `(100 IS NULL)` into one.
- */
-function isConstant(e: Expr): boolean {
-  switch (e.kind) {
-    case 'literal':
-    case 'param':
-    case 'hex':
-      return true;
-    case 'arith':
-      return isConstant(e.left) && isConstant(e.right);
-    case 'call':
-      return e.args.every(isConstant);
-    case 'case':
-      return isConstant(e.then) && (e.otherwise === undefined || isConstant(e.otherwise)) && condIsConstant(e.when);
-    case 'truth':
-      return condIsConstant(e.cond);
-    default:
-      return false;
-  }
-}
-
-function condIsConstant(c: Cond): boolean {
-  switch (c.kind) {
-    case 'compare':
-      return isConstant(c.left) && isConstant(c.right);
-    case 'isNull':
-    case 'like':
-      return isConstant(c.arg);
-    case 'inList':
-      return isConstant(c.arg) && c.items.every(isConstant);
-    case 'between':
-      return isConstant(c.arg) && isConstant(c.low) && isConstant(c.high);
-    case 'logic':
-      return c.items.every(condIsConstant);
-    case 'not':
-      return condIsConstant(c.arg);
-    default:
-      return false;
-  }
-}
-
 /** A constant is no ORDER BY / GROUP BY term (an integer there is a position): use a column instead. */
 function notConstant(g: Gen, scope: Scope, e: Expr): Expr {
   if (!isConstant(e)) return e;
   return columnExpr(pickColumn(g, scope, 'any', { exact: true }) ?? scope.columns[0]!);
 }
 
-interface OrderContext {
-  readonly items: readonly SelectItem[];
-  readonly itemTexts: readonly string[];
-  readonly outputs: readonly Typed[];
-  /** DISTINCT and UNION: ORDER BY may only name select items. */
-  readonly onlyItems: boolean;
-  /** Select items may be repeated as expressions (not in a UNION). */
-  readonly exprTerms: boolean;
-  /** What identifies a row ([] = at most one row), if anything. */
-  readonly unique: readonly Expr[] | undefined;
-  readonly extra: () => Expr;
-}
-
-/**
- * ORDER BY terms, and whether they fix the order: they do when they cover a unique set of
- * the rows, or every output column when no two distinct outputs can tie (on MariaDB, text
- * compared exactly can tie with another case variant under the `_ci` collation).
- */
-function orderClause(g: Gen, ctx: OrderContext): { keys: OrderKey[]; ordered: boolean } {
-  const keys: OrderKey[] = [];
-  const covered = new Set<string>();
-  const direction = (): OrderKey['direction'] => {
-    const d = g.c.pick([undefined, 'ASC', 'DESC'] as const);
-    return d;
-  };
-  const itemTerm = (i: number): Term => {
-    const item = ctx.items[i]!;
-    const form = g.c.weighted<string>([
-      [1, 'position'],
-      [item.alias ? 1.2 : 0, 'alias'],
-      [ctx.exprTerms && !isConstant(item.expr) ? 1 : 0, 'expr'],
-    ]);
-    return form === 'position' ? { kind: 'position', index: i + 1 } : form === 'alias' ? { kind: 'alias', name: item.alias! } : { kind: 'expr', expr: item.expr };
-  };
-  const add = (term: Term, text: string) => {
-    covered.add(text);
-    keys.push({ term, direction: direction() });
-  };
-  if (g.c.chance(g.cls.orderBy)) {
-    const n = g.c.between(1, 3);
-    for (let k = 0; k < n; k++) {
-      if (ctx.onlyItems || !g.c.chance(g.cls.orderByExpression)) {
-        const i = g.c.int(ctx.items.length);
-        if (ctx.outputs[i]!.exact && !covered.has(ctx.itemTexts[i]!)) add(itemTerm(i), ctx.itemTexts[i]!);
-      } else {
-        const e = ctx.extra();
-        if (isConstant(e)) continue;
-        const text = exprText(e, g.dialect);
-        if (!typeOf(e, g.dialect).exact || covered.has(text)) continue;
-        add({ kind: 'expr', expr: e }, text);
-      }
-    }
-    if (g.c.chance(g.cls.tiebreak)) {
-      const unique = ctx.unique;
-      const itemsCover = unique?.every((u) => !ctx.onlyItems || ctx.itemTexts.includes(exprText(u, g.dialect)));
-      if (unique && itemsCover) {
-        for (const u of unique) {
-          const text = exprText(u, g.dialect);
-          if (covered.has(text)) continue;
-          const i = ctx.itemTexts.indexOf(text);
-          add(i >= 0 ? itemTerm(i) : { kind: 'expr', expr: u }, text);
-        }
-      } else {
-        ctx.items.forEach((_, i) => {
-          if (ctx.outputs[i]!.exact && !covered.has(ctx.itemTexts[i]!)) add(itemTerm(i), ctx.itemTexts[i]!);
-        });
-      }
-    }
-  }
-  const uniqueCovered = ctx.unique !== undefined && ctx.unique.every((u) => covered.has(exprText(u, g.dialect)));
-  const caseTies = g.dialect === 'mysql' && ctx.outputs.some((o) => o.type === 'text' && !o.anyCase);
-  const allCovered = ctx.itemTexts.every((t) => covered.has(t)) && !caseTies;
-  return { keys, ordered: uniqueCovered || allCovered };
-}
-
-function limitClause(g: Gen): Limit {
-  const count = g.c.pick([3, 1, 2, 5, 8, 10, 20, 0]);
-  const offset = g.c.chance(0.45) ? g.c.pick([1, 2, 5, 10, 25, 0]) : undefined;
-  return { count, offset, form: g.c.pick(['offset', 'comma', 'params'] as const) };
-}
-
-/** A UNION [ALL] of 2–3 selects over the sharded and broadcast tables, ordered by positions or names. */
-function buildUnion(g: Gen): Built {
-  const { facts, lines, refs } = g.tables;
-  const kinds: Want[] = Array.from({ length: g.c.between(1, 3) }, () => g.c.pick(['num', 'text'] as const));
-  const n = g.c.chance(0.2) ? 3 : 2;
-  const selects: Select[] = [];
-  let names: string[] = [];
-  for (let b = 0; b < n; b++) {
-    const table = g.c.weighted<TableDef>([
-      [3, facts],
-      [2, lines],
-      [1, refs],
-    ]);
-    const alias = table === facts ? 'f' : table === lines ? 'l' : 'r';
-    const scope = tableScope(table, alias, false);
-    const grouped = g.c.chance(g.cls.aggregate * 0.5);
-    let exprs: Expr[];
-    let groupBy: Term[] = [];
-    if (grouped) {
-      const key = columnExpr(pickColumn(g, scope, 'any', { exact: true })!);
-      groupBy = [{ kind: 'expr', expr: key }];
-      exprs = kinds.map((k) => aggregateExpr(g, { scope, groupKeys: [key], exact: true }, k, 0));
-    } else {
-      exprs = kinds.map((k) => rowExpr(g, scope, k, 0, { params: true, exact: true }));
-    }
-    const named = nameItems(g, exprs, b === 0);
-    if (b === 0) names = named.names;
-    selects.push({
-      kind: 'select',
-      distinct: false,
-      items: named.items,
-      from: { kind: 'table', table, alias },
-      joins: [],
-      where: g.c.chance(0.5) ? whereCondition(g, scope, false) : undefined,
-      groupBy,
-      having: undefined,
-      orderBy: [],
-      limit: undefined,
-    });
-  }
-  const per = selects.map((s) => outputsOf(s, g.dialect, true));
-  const outputs: Typed[] = kinds.map((_, i) => ({
-    type: per[0]![i]!.type,
-    exact: per.every((o) => o[i]!.exact),
-    anyCase: per.some((o) => o[i]!.anyCase),
-  }));
-  const all = g.c.chance(0.5) || outputs.some((o) => !o.exact);
-  const first = selects[0]!.items as readonly SelectItem[];
-  const positions = first.map((_, i) => `#${i + 1}`);
-  const order = orderClause(g, { items: first, itemTexts: positions, outputs, onlyItems: true, exprTerms: false, unique: undefined, extra: () => ({ kind: 'literal', value: 1 }) });
-  const limit = order.ordered && g.c.chance(g.cls.limit) ? limitClause(g) : undefined;
-  const query: Query = { kind: 'union', all, selects, orderBy: order.keys, limit };
-  return { query, outputs, ordered: order.ordered, uniqueItems: undefined, itemTexts: positions, itemNames: names };
-}
-
-/** One generated query of class `g.cls`. */
-export function generateCase(g: Gen): ShapeCase {
-  const built = g.c.chance(g.cls.union) ? buildUnion(g) : buildSelect(g, 'top');
-  return { shapeClass: g.cls.name, query: built.query, outputs: built.outputs, ordered: built.ordered, tags: tagsOf(built.query, g.dialect) };
-}

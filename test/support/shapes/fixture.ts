@@ -1,0 +1,33 @@
+import type { DataSource } from 'typeorm';
+import { openFixture, type Backend, type Fixture } from '../backends.js';
+import type { Dialect } from './print.js';
+import { shapeData, shapeEntities, shapeTables, type ShapeData, type TableDef } from './schema.js';
+
+/** The shape schema loaded into a 4-shard sharded source and one plain source. */
+export interface ShapeFixture {
+  readonly backend: Backend;
+  readonly dialect: Dialect;
+  readonly fx: Fixture;
+  readonly data: ShapeData;
+  readonly tables: { readonly facts: TableDef; readonly lines: TableDef; readonly refs: TableDef };
+}
+
+/**
+ * Opens the sources and loads the same rows into both. IN lists on the key are cut into
+ * batches of 3 per statement, so that shards get several statements whose rows the merge
+ * must combine as well.
+ */
+export async function openShapeFixture(backend: Backend): Promise<ShapeFixture> {
+  const { Fact, Line, Ref } = shapeEntities(backend);
+  const fx = await openFixture(backend, [Fact, Line, Ref], 4, { maxInValuesPerQuery: 3 });
+  const data = shapeData(backend);
+  const load = async (ds: DataSource) => {
+    await ds.getRepository(Fact).insert(data.facts);
+    for (let i = 0; i < data.lines.length; i += 200) await ds.getRepository(Line).insert(data.lines.slice(i, i + 200));
+    await ds.getRepository(Ref).insert(data.refs);
+  };
+  await load(fx.plain);
+  await load(fx.sharded);
+  fx.physical.length = 0;
+  return { backend, dialect: backend === 'mariadb' ? 'mysql' : 'sqlite', fx, data, tables: shapeTables(backend) };
+}

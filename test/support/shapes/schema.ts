@@ -139,7 +139,7 @@ export function shapeEntities(backend: Backend): { Fact: Function; Line: Functio
   }
 
   @Entity('shape_lines')
-  @Sharded()
+  @Sharded({ uniquePerShard: ['id'] })
   class Line {
     @PrimaryColumn('bigint') id!: string;
     @Column('bigint') @ShardKey() factId!: string;

@@ -7,6 +7,19 @@ interface SourceColumn {
   readonly alias: string;
   readonly table: string;
   readonly column: string;
+  /** The column may be NULL for want of a row: its table (or a derived table on the way) is the outer side of an outer join. */
+  readonly nullExtended: boolean;
+}
+
+/** FROM items that an outer join may fill with NULLs: the right of a LEFT JOIN, everything before a RIGHT JOIN. */
+function nullExtendedItems(select: SelectNode): Set<number> {
+  const out = new Set<number>();
+  select.from.forEach((item, k) => {
+    const join = item.kind === 'opaque-source' ? '' : (item.join ?? '');
+    if (/^(LEFT|FULL)/.test(join)) out.add(k);
+    if (/^(RIGHT|FULL)/.test(join)) for (let i = 0; i < k; i++) out.add(i);
+  });
+  return out;
 }
 
 /** The name a select item gives its column: its alias, else the column it reads. */
@@ -18,17 +31,19 @@ export function itemName(item: { readonly expr: SqlNode; readonly alias: string 
  * The real table columns a column reference may stand for, following derived tables
  * (`distinctAlias.Order_id` → `Order`.`id`). Unqualified references try every FROM item.
  */
-function* sourcesOf(expr: SqlNode, select: SelectNode): Generator<SourceColumn> {
+function* sourcesOf(expr: SqlNode, select: SelectNode, nullExtended = false): Generator<SourceColumn> {
   if (expr.kind !== 'column') return;
-  for (const item of select.from) {
+  const outer = nullExtendedItems(select);
+  for (const [k, item] of select.from.entries()) {
     if (item.kind === 'opaque-source') continue;
     const alias = item.alias ?? (item.kind === 'table' ? item.table : undefined);
     if (expr.table !== undefined && alias !== expr.table) continue;
+    const nullable = nullExtended || outer.has(k);
     if (item.kind === 'table') {
-      yield { alias: alias!, table: item.table, column: expr.column };
+      yield { alias: alias!, table: item.table, column: expr.column, nullExtended: nullable };
     } else {
       for (const inner of item.query.items) {
-        if (itemName(inner) === expr.column) yield* sourcesOf(inner.expr, item.query);
+        if (itemName(inner) === expr.column) yield* sourcesOf(inner.expr, item.query, nullable);
       }
     }
   }
@@ -43,9 +58,14 @@ export function resolveColumn(expr: SqlNode, select: SelectNode, rules: Sharding
   return undefined;
 }
 
-/** True when the expression is the shard key of a bound table (following derived tables). */
-export function resolveKey(expr: SqlNode, select: SelectNode, keyAliases: ReadonlyMap<string, string>): boolean {
+/**
+ * True when the expression is the shard key of a bound table (following derived tables).
+ * With `nonNull`, only a key no outer join can turn into NULL counts: NULLs of a missing row
+ * come from every shard, so groups of such a key are not shard-local.
+ */
+export function resolveKey(expr: SqlNode, select: SelectNode, keyAliases: ReadonlyMap<string, string>, nonNull = false): boolean {
   for (const source of sourcesOf(expr, select)) {
+    if (nonNull && source.nullExtended) continue;
     if (keyAliases.get(source.alias)?.toLowerCase() === source.column.toLowerCase()) return true;
   }
   return false;

@@ -97,8 +97,8 @@ class SelectMergeBuilder {
       (select.having !== undefined && containsAggregate(select.having)) ||
       select.orderBy.some((o) => containsAggregate(o.expr));
     const groupsLocal = aggregated
-      ? select.groupBy.length > 0 && select.groupBy.some((g) => this.isShardKey(this.itemExpr(g)))
-      : select.distinct && select.items.some((i) => this.isShardKey(i.expr));
+      ? select.groupBy.length > 0 && select.groupBy.some((g) => this.isShardKey(this.itemExpr(g), true))
+      : select.distinct && select.items.some((i) => this.isShardKey(i.expr, true));
     try {
       if (select.items.some((i) => containsWindow(i.expr))) throw new Refused('window functions over several shards');
       if (select.rollup) throw new Refused('GROUP BY … WITH ROLLUP over several shards');
@@ -233,8 +233,9 @@ class SelectMergeBuilder {
     return printed;
   }
 
-  private isShardKey(node: SqlNode): boolean {
-    return resolveKey(node, this.ctx.select, this.ctx.keyAliases);
+  /** `nonNull`: a key that no outer join turns into NULL (see `resolveKey`). */
+  private isShardKey(node: SqlNode, nonNull = false): boolean {
+    return resolveKey(node, this.ctx.select, this.ctx.keyAliases, nonNull);
   }
 
   /** A GROUP BY / DISTINCT key: the column itself, or the key the server computes of it (`column-order.ts`). */
@@ -263,7 +264,9 @@ class SelectMergeBuilder {
 
   /** The result column holding a merged aggregate (a select item's, or a hidden one). */
   private aggregateColumn(node: AggregateNode, itemIndex?: number): { column: string; type: ExprType } {
-    const known = this.aggregateColumns.find((a) => sameExpression(a.node, node));
+    // Any column that holds the merged aggregate will do, except for a select item of its own:
+    // `SELECT COUNT(*), COUNT(*) AS n` merges both columns.
+    const known = this.aggregateColumns.find((a) => sameExpression(a.node, node) && (itemIndex === undefined || a.column === this.itemColumn(itemIndex)));
     if (known) return known;
     const index = itemIndex ?? this.ctx.select.items.findIndex((i) => sameExpression(i.expr, node));
     // A select item's aggregate is merged into its column; any other is added to the shards'

@@ -242,6 +242,13 @@ describe('rewriteUnit, dialect-specific', () => {
     for (const s of statements) expect(s.slice(1)).toEqual([sql, [60, 0]]);
   });
 
+  // Regression: when groups span shards the shards get no limit; a `?` count became the text
+  // '18446744073709551615', which mysql2 quotes and MariaDB rejects.
+  it('MySQL `LIMIT ?` of a query whose groups span shards: "no limit" as a number parameter', () => {
+    const sql = 'SELECT DISTINCT `Order`.`buyerId` AS `b` FROM `orders` `Order` ORDER BY `b` ASC LIMIT ? OFFSET ?';
+    for (const s of rewriteAll(sql, [5, 2], 'mysql', settings)) expect(s[2]).toEqual([18446744073709551615n, 0]);
+  });
+
   it('MySQL `LIMIT offset, count` literals', () => {
     const sql = 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` ORDER BY `Order`.`id` ASC LIMIT 5, 10';
     for (const s of rewriteAll(sql, [], 'mysql', settings)) expect(s[1]).toBe(sql.replace('LIMIT 5, 10', 'LIMIT 0, 15'));

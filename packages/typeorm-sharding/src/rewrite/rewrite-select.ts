@@ -138,7 +138,8 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
 /** Sets a LIMIT slot: literal text is replaced, a `?` gets a new parameter value. */
 function setSlot(slot: ValueSlot, value: string, edits: Edit[], params: Map<number, unknown>): void {
   if (slot.paramIndex === undefined) edits.push({ start: slot.start, end: slot.end, text: value });
-  else params.set(slot.paramIndex, Number.isSafeInteger(Number(value)) ? Number(value) : value);
+  // A count beyond 2^53 (MySQL's 2^64 - 1 "no limit") as a bigint: the drivers write it as a number, never quoted.
+  else params.set(slot.paramIndex, Number.isSafeInteger(Number(value)) ? Number(value) : BigInt(value));
 }
 
 /**

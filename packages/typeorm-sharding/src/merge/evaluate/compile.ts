@@ -103,8 +103,10 @@ function compileOperator(op: string, argExprs: readonly ScalarExpression[], s: S
     case 'AND':
     case '&&':
       return (row, slots) => s.fromTruth(and(s.truth(a(row, slots)), s.truth(b!(row, slots))));
-    case 'OR':
     case '||':
+      if (s.pipes === 'concat') return (row, slots) => s.concat(a(row, slots), b!(row, slots));
+      return (row, slots) => s.fromTruth(or(s.truth(a(row, slots)), s.truth(b!(row, slots))));
+    case 'OR':
       return (row, slots) => s.fromTruth(or(s.truth(a(row, slots)), s.truth(b!(row, slots))));
     case 'XOR':
       return (row, slots) => {

@@ -92,6 +92,11 @@ describe('SQLite semantics (3.53)', () => {
     ["'12abc' + 1", op('+', s('12abc'), n(1)), 13],
     ['abs of text', call('ABS', s('x')), 0],
     ['iif', call('IIF', n(0), n(1), s('a')), 'a'],
+    ["|| concatenates text: 5 || '-'", op('||', n(5), s('-')), '5-'],
+    ["a REAL as text: 2.50 || ''", op('||', n('2.50'), s('')), '2.5'],
+    ["an integral REAL as text: 5.0 || ''", op('||', n('5.0'), s('')), '5.0'],
+    ["0.1 + 0.2 as text has 15 digits", op('||', op('+', n('0.1'), n('0.2')), s('')), '0.3'],
+    ['NULL || x', op('||', NULL, s('x')), null],
   ])('%s', (_label, expr, expected) => {
     expect(evaluate('sqlite', expr)).toEqual(expected);
   });

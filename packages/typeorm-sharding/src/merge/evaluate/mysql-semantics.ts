@@ -377,6 +377,10 @@ export const MYSQL_SEMANTICS: Semantics = {
   compare,
   truth,
   fromTruth: (t) => (t === null ? null : int(t ? 1n : 0n)),
+  pipes: 'or',
+  concat: () => {
+    throw new MergeValueError('MySQL reads || as OR');
+  },
   call,
   staticOf,
   unify,

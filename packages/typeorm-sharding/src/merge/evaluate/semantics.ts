@@ -31,6 +31,10 @@ export interface Semantics {
   fromConstant(constant: ConstantLeaf): SqlValue;
   /** `+ - * / DIV % MOD` and unary minus (`b` undefined). */
   arithmetic(op: string, a: SqlValue, b: SqlValue | undefined): SqlValue;
+  /** `||`: SQLite concatenates text; MySQL reads it as OR. */
+  readonly pipes: 'concat' | 'or';
+  /** Text concatenation (`||` on SQLite): NULL when either side is. */
+  concat(a: SqlValue, b: SqlValue): SqlValue;
   /** SQL comparison: negative, zero, positive, or null when either side is NULL. */
   compare(a: SqlValue, b: SqlValue): number | null;
   /** A value used as a condition. */

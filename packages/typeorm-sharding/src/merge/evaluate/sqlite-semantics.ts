@@ -208,6 +208,38 @@ function toDriver(value: SqlValue): unknown {
   return value.t === 'int' ? Number(value.v) : value.v;
 }
 
+/**
+ * A REAL as SQLite writes it as text (`printf('%!.15g')`): 15 significant digits, always a
+ * decimal point (`5.0`, `1.0e+20`).
+ */
+function realText(v: number): string {
+  if (!Number.isFinite(v)) return v > 0 ? 'Inf' : v < 0 ? '-Inf' : '';
+  if (v === 0) return '0.0';
+  const exponent = Math.floor(Math.log10(Math.abs(Number(v.toPrecision(15)))));
+  if (exponent < -4 || exponent >= 15) {
+    const [mantissa, power] = v.toExponential(14).split('e') as [string, string];
+    const trimmed = mantissa.replace(/0+$/, '').replace(/\.$/, '.0');
+    const sign = power.startsWith('-') ? '-' : '+';
+    return `${trimmed}e${sign}${power.replace(/^[+-]/, '').padStart(2, '0')}`;
+  }
+  const text = String(Number(v.toPrecision(15)));
+  return text.includes('.') ? text : `${text}.0`;
+}
+
+function asText(v: SqlValue): string | null {
+  if (v === null) return null;
+  switch (v.t) {
+    case 'int':
+      return v.v.toString();
+    case 'real':
+      return realText(v.v);
+    case 'text':
+      return v.v;
+    default:
+      return v.v instanceof Uint8Array ? Buffer.from(v.v).toString('utf8') : String(v.v);
+  }
+}
+
 /** SQLite semantics. */
 export const SQLITE_SEMANTICS: Semantics = {
   fromRow,
@@ -217,6 +249,12 @@ export const SQLITE_SEMANTICS: Semantics = {
   compare,
   truth,
   fromTruth: (t) => (t === null ? null : int(t ? 1n : 0n)),
+  pipes: 'concat',
+  concat: (a, b) => {
+    const x = asText(a);
+    const y = asText(b);
+    return x === null || y === null ? null : text(x + y);
+  },
   call,
   staticOf,
   unify: (value) => value,

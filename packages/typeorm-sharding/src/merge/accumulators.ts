@@ -6,7 +6,7 @@ import { ExactSum } from './exact-sum.js';
 import { invalidMergeSpec, MergeValueError, showValue } from './merge-error.js';
 import type { Row } from './row.js';
 import { HOLISTIC_ACCUMULATORS } from './holistic-accumulators.js';
-import { representLike } from './represent-like.js';
+import { exactOf, representLike, scaleOfText } from './represent-like.js';
 import { STATISTIC_ACCUMULATORS } from './statistic-accumulators.js';
 
 /** Running state of one aggregate over the rows of one group. */
@@ -43,9 +43,14 @@ export function createAggregateState(specs: readonly AggregateSpec[]): Aggregate
   const accumulators = specs.map(createAccumulator);
   const aliases = new Set(specs.map((spec) => spec.alias));
   const derived = new Set(specs.flatMap(derivedColumnsOf).filter((column) => !aliases.has(column)));
+  // The first non-NULL partial of each aggregate: the driver's form of its column.
+  const partials: unknown[] = specs.map(() => null);
   return {
     add(row) {
       for (const accumulator of accumulators) accumulator.add(row);
+      specs.forEach((spec, i) => {
+        if (partials[i] === null || partials[i] === undefined) partials[i] = row[spec.alias];
+      });
     },
     finish(template) {
       const out: Row = {};
@@ -56,7 +61,7 @@ export function createAggregateState(specs: readonly AggregateSpec[]): Aggregate
       }
       specs.forEach((spec, i) => {
         const accumulator = accumulators[i] as Accumulator;
-        out[spec.alias] = accumulator.result(template?.[spec.alias]);
+        out[spec.alias] = accumulator.result(partials[i] ?? template?.[spec.alias]);
         accumulator.extra?.(out);
       });
       return out;
@@ -81,7 +86,19 @@ const FACTORIES: AccumulatorFactories = {
   },
   SUM: (spec) => {
     const sum = new ExactSum();
-    return { add: (row) => sum.add(read(row, spec.alias)), result: () => sum.total() };
+    const exactAlias = spec.exactAlias;
+    if (exactAlias === undefined) return { add: (row) => sum.add(read(row, spec.alias)), result: () => sum.total() };
+    return {
+      add: (row) => sum.add(read(row, exactAlias)),
+      result: (partial) => {
+        const total = sum.total();
+        const exact = total === null ? undefined : exactOf(total);
+        return exact === undefined ? total : representLike(exact, partial);
+      },
+      extra: (out) => {
+        out[exactAlias] = sum.total();
+      },
+    };
   },
   MIN: (spec) => extreme(spec.alias, spec.keyColumn ?? spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), -1),
   MAX: (spec) => extreme(spec.alias, spec.keyColumn ?? spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), 1),
@@ -93,7 +110,7 @@ const FACTORIES: AccumulatorFactories = {
         sum.add(read(row, spec.sumAlias));
         count.add(read(row, spec.countAlias));
       },
-      result: () => average(sum.total(), count.total(), spec.scaleIncrement ?? 4),
+      result: (partial) => average(sum.total(), count.total(), spec.scaleIncrement ?? 4, partial),
     };
   },
   COUNT_DISTINCT: (spec) => {
@@ -139,12 +156,18 @@ function extreme(column: string, keyColumn: string, compare: (a: unknown, b: unk
   };
 }
 
-function average(sum: number | bigint | string | null, count: number | bigint | string | null, scaleIncrement: number): unknown {
+function average(sum: number | bigint | string | null, count: number | bigint | string | null, scaleIncrement: number, partial: unknown): unknown {
   if (sum === null || count === null || Number(count) === 0) return null;
   if (typeof sum === 'string') {
     const dividend = parseScaledDecimal(sum);
     if (dividend === undefined) throw new MergeValueError(`cannot average the sum ${showValue(sum)}`);
-    return formatDecimal(divideDecimal(dividend, toBigInt(count), scaleIncrement));
+    // The shards' own AVG shows the scale the server gives it (a sum sent at full precision has more).
+    const shown = typeof partial === 'string' ? scaleOfText(partial) : undefined;
+    if (shown === undefined || shown <= dividend.scale) {
+      const quotient = divideDecimal(dividend, toBigInt(count), shown === undefined ? scaleIncrement : Math.max(scaleIncrement, shown - dividend.scale + 1));
+      return shown === undefined ? formatDecimal(quotient) : representLike(quotient, partial);
+    }
+    return formatDecimal(divideDecimal(dividend, toBigInt(count), shown - dividend.scale));
   }
   return Number(sum) / Number(count);
 }

@@ -27,6 +27,13 @@ export type AggregateFunction =
 export interface CountOrSumAggregate {
   readonly alias: string;
   readonly fn: 'COUNT' | 'SUM';
+  /**
+   * SUM only: a column holding each shard's sum at full precision (`SUM(CAST(x AS DECIMAL(65,
+   * 30)))`), for arguments the server computes with more digits than it shows (a division).
+   * Partials are read from it; `alias` gets the total rounded as the shards rounded theirs,
+   * and this column the exact total (for expressions over the sum).
+   */
+  readonly exactAlias?: string;
 }
 
 /**
@@ -120,6 +127,11 @@ export interface VarianceAggregate {
   readonly countAlias: string;
   readonly sumAlias: string;
   readonly sumSquaresAlias: string;
+  /**
+   * Decimal places the server shows the result with (MySQL: the argument's scale + 4 for an
+   * exact argument, e.g. 1.2472 for integers); undefined: every digit of the double.
+   */
+  readonly decimals?: number;
 }
 
 /**

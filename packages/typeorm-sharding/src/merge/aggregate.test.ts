@@ -22,9 +22,9 @@ describe('ScalarAggregate', () => {
   it('merges mysql2 partials: COUNT numbers, SUM/AVG parts as decimal strings', async () => {
     expect(
       await aggregate([
-        [{ cnt: 3, total: '12.50', lo: '1.25', hi: '9.00', av: '4.1667', __avg_sum_0: '12.50', __avg_count_0: 3 }],
+        [{ cnt: 3, total: '12.50', lo: '1.25', hi: '9.00', av: '4.166667', __avg_sum_0: '12.50', __avg_count_0: 3 }],
         [{ cnt: 0, total: null, lo: null, hi: null, av: null, __avg_sum_0: null, __avg_count_0: 0 }],
-        [{ cnt: 2, total: '10.75', lo: '0.75', hi: '10.00', av: '5.3750', __avg_sum_0: '10.75', __avg_count_0: 2 }],
+        [{ cnt: 2, total: '10.75', lo: '0.75', hi: '10.00', av: '5.375000', __avg_sum_0: '10.75', __avg_count_0: 2 }],
       ]),
     ).toEqual(['cnt=5 total="23.25" lo="0.75" hi="10.00" av="4.650000"']);
   });

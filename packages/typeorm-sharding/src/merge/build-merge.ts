@@ -58,7 +58,11 @@ function buildOperators(spec: MergeSpec, inputs: readonly AsyncIterable<Row>[]):
     op = createScalarAggregate(createConcat(inputs), aggregates, spec.columns);
     sorted = true;
   } else if (orderBy !== undefined && groupsStreamFrom(groupBy, orderBy)) {
-    op = createStreamGroupBy(createMergeSort(inputs, orderBy), orderBy.slice(0, groupBy.length), aggregates);
+    // The shards sorted by every key, but keys the merge computes later are not in their rows:
+    // merging by the keys before the first of those keeps each group's rows together.
+    const computed = new Set((spec.compute ?? []).map((c) => c.column));
+    const present = orderBy.findIndex((key) => computed.has(key.column));
+    op = createStreamGroupBy(createMergeSort(inputs, present < 0 ? orderBy : orderBy.slice(0, present)), orderBy.slice(0, groupBy.length), aggregates);
     sorted = true;
   } else {
     op = createHashGroupBy(createConcat(inputs), groupBy, aggregates);

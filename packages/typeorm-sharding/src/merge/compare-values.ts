@@ -117,6 +117,8 @@ function toNumericOperand(value: unknown): NumericOperand {
       break;
     }
   }
+  // MySQL's BIT(n): an unsigned big-endian number.
+  if (value instanceof Uint8Array) return value.reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
   throw new MergeValueError(`cannot order ${showValue(value)} as a number`);
 }
 

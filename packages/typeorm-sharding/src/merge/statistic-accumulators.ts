@@ -61,7 +61,8 @@ const variance: AccumulatorFactories<'VARIANCE'>['VARIANCE'] = (spec) => {
       const numerator = n * align(squares, scale) - align({ unscaled: sum.unscaled * sum.unscaled, scale: sum.scale * 2 }, scale);
       const denominator = spec.sample ? n * (n - 1n) : n * n;
       const value = numerator <= 0n ? 0 : Number(formatDecimal(divideDecimal({ unscaled: numerator, scale }, denominator, DIGITS)));
-      return spec.sqrt ? Math.sqrt(value) : value;
+      const result = spec.sqrt ? Math.sqrt(value) : value;
+      return spec.decimals === undefined ? result : Number(result.toFixed(spec.decimals));
     },
   };
 };

@@ -10,6 +10,7 @@ import type { ExpressionTyper } from './expression-type.js';
 import type { PrintedSql } from './print-sql.js';
 import { orderingOf } from './sort-key-of.js';
 import type { AggregateNode, SqlNode } from './sql-node.js';
+import { someNode } from './sql-tree.js';
 
 /** What planning an aggregate may ask of the SELECT being planned. */
 export interface AggregateContext {
@@ -19,8 +20,12 @@ export interface AggregateContext {
   print(node: SqlNode): PrintedSql | undefined;
   /** Adds a column to the shards' select list; returns its alias. */
   derive(sql: PrintedSql, kind: string): string;
-  /** Appends an expression to the shards' GROUP BY (their rows then hold the values). */
-  groupByValue(sql: PrintedSql): void;
+  /**
+   * Appends an expression to the shards' GROUP BY (their rows then hold the values). A
+   * constant is skipped: it is one value per group already, and a bare number would be read
+   * as a GROUP BY position.
+   */
+  groupByValue(node: SqlNode, sql: PrintedSql): void;
   /** True when the expression is the shard key (its values never span shards). */
   isShardKey(node: SqlNode): boolean;
 }
@@ -48,14 +53,20 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
   if (node.args.length !== 1 || !arg) return { problem: `${name}() with ${node.args.length} arguments` };
   const printedArg = arg.kind === 'star' ? { text: '*', slots: [] } : ctx.print(arg);
   if (!printedArg) return { problem: `${name}() of an expression the merge cannot send to the shards` };
+  // MySQL keeps a DECIMAL quotient with more digits than it shows: sums of one are sent at full
+  // precision, so that the merge adds what the server would add.
+  const exactArg: PrintedSql =
+    ctx.dialect === 'mysql' && someNode(arg, (n) => n.kind === 'binary' && n.op === '/')
+      ? { text: `CAST(${printedArg.text} AS DECIMAL(65, 30))`, slots: printedArg.slots }
+      : printedArg;
   const argOrder = arg.kind === 'star' ? UNTYPED_ORDER : orderingOf(ctx.typer.typeOf(arg), ctx.dialect, `the argument of ${name}()`);
   /** The SQL of the value that decides when two values of the argument are one (the server's key where it computes one). */
   const sameKey = argOrder.kind === 'exact' && argOrder.order.key ? argOrder.order.key : undefined;
   const isText = argOrder.kind === 'exact' && argOrder.order.type === 'mysql-weight';
   /** The values of the argument, grouped on the shards, with the key that decides their sameness. */
   const valuesOf = (): { valuesAlias: string; sameAlias: string | undefined } => {
-    ctx.groupByValue(printedArg);
-    const valuesAlias = ctx.derive(printedArg, 'value');
+    ctx.groupByValue(arg, printedArg);
+    const valuesAlias = ctx.derive(exactArg, 'value');
     return { valuesAlias, sameAlias: sameKey ? ctx.derive({ text: sameKey(printedArg.text), slots: printedArg.slots }, 'value') : undefined };
   };
   const checked = (spec: AggregateSpec, column: string | undefined): AggregateSpec | { problem: string } =>
@@ -77,9 +88,13 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
         // A numeric key (FLOAT's exact `col + 0e0`) is the value itself, exactly.
         return { alias, fn: name === 'SUM' ? 'SUM_DISTINCT' : 'AVG_DISTINCT', valuesAlias: sameAlias ?? valuesAlias };
       }
-      if (name === 'SUM') return checked({ alias, fn: 'SUM' }, self());
+      if (name === 'SUM') {
+        const column = self();
+        if (exactArg === printedArg || column === undefined) return checked({ alias, fn: 'SUM' }, column);
+        return { alias, fn: 'SUM', exactAlias: ctx.derive(wrap('SUM', exactArg), 'sum_exact') };
+      }
       // Averages cannot be averaged: the shards send SUM and COUNT.
-      return { alias, fn: 'AVG', sumAlias: ctx.derive(wrap('SUM', printedArg), 'avg_sum'), countAlias: ctx.derive(wrap('COUNT', printedArg), 'avg_count') };
+      return { alias, fn: 'AVG', sumAlias: ctx.derive(wrap('SUM', exactArg), 'avg_sum'), countAlias: ctx.derive(wrap('COUNT', printedArg), 'avg_count') };
     }
     case 'MIN':
     case 'MAX': {
@@ -100,7 +115,14 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
       return ctx.dialect === 'mysql' ? planGroupConcat(node, alias, printedArg, sameKey, ctx) : { problem: 'group_concat() over several shards (SQLite does not define its order)' };
     default:
       if (VARIANCES.has(name) && ctx.dialect === 'mysql' && !node.distinct) {
-        const square: PrintedSql = { text: `(${printedArg.text}) * (${printedArg.text})`, slots: [...printedArg.slots, ...printedArg.slots] };
+        const argType = ctx.typer.typeOf(arg);
+        if (argType.kind !== 'number' || argType.inexact) return { problem: `${name}() of an expression whose SQL type is not known (write it as CAST(… AS DECIMAL / DOUBLE))` };
+        // Exact arguments are squared as DECIMAL (BIGINT squares overflow) and shown with scale + 4 places, as the server does.
+        const scale = argType.class === 'int' ? 0 : argType.class === 'decimal' ? argType.scale : undefined;
+        if (argType.class === 'decimal' && scale === undefined) return { problem: `${name}() of a DECIMAL expression of unknown scale` };
+        const factor = scale === undefined ? printedArg.text : `CAST(${printedArg.text} AS DECIMAL(65, ${scale}))`;
+        const square: PrintedSql = { text: `(${factor}) * (${factor})`, slots: [...printedArg.slots, ...printedArg.slots] };
+        const decimals = scale !== undefined && scale + 4 <= 30 ? scale + 4 : undefined;
         return {
           alias,
           fn: 'VARIANCE',
@@ -109,6 +131,7 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
           countAlias: ctx.derive(wrap('COUNT', printedArg), 'var_n'),
           sumAlias: ctx.derive(wrap('SUM', printedArg), 'var_sum'),
           sumSquaresAlias: ctx.derive(wrap('SUM', square), 'var_sq'),
+          ...(decimals === undefined ? {} : { decimals }),
         };
       }
   }
@@ -122,7 +145,7 @@ function planGroupConcat(
   sameKey: ((sql: string) => string) | undefined,
   ctx: AggregateContext,
 ): AggregateSpec | { problem: string } {
-  ctx.groupByValue(printedArg);
+  ctx.groupByValue(node.args[0]!, printedArg);
   const valuesAlias = ctx.derive(printedArg, 'value');
   const orderBy: GroupConcatAggregate['orderBy'][number][] = [];
   for (const item of node.orderBy) {
@@ -131,7 +154,7 @@ function planGroupConcat(
     const ordering = orderingOf(ctx.typer.typeOf(item.expr), ctx.dialect, 'a GROUP_CONCAT order key');
     if (ordering.kind === 'refused') return { problem: ordering.reason };
     if (ordering.kind === 'constant') continue;
-    ctx.groupByValue(printed);
+    ctx.groupByValue(item.expr, printed);
     const { type, collation, key } = ordering.order;
     const column = ctx.derive(key ? { text: key(printed.text), slots: printed.slots } : printed, 'value');
     orderBy.push({ column, direction: item.direction, type, collation });

@@ -102,7 +102,7 @@ const MARIADB_EXPECTED: Readonly<Record<string, string>> = {
   generated: NUMBER,
   numberConstructor: NUMBER,
   float: 'numeric (c + 0e0) | numeric MIN((c + 0e0))',
-  bit: 'binary | numeric MIN(c + 0)',
+  bit: 'numeric | numeric MIN(c + 0)',
   date: TEMPORAL,
   datetime: TEMPORAL,
   time: TEMPORAL,

@@ -229,11 +229,13 @@ const MYSQL_ORDERS: Readonly<Record<MysqlFamily, (facts: ColumnFacts) => ColumnO
   // BIT(n) values are big-endian n-bit Buffers: byte order is numeric order. MIN/MAX of a
   // BIT column return the decimal digits as bytes (`'513'` < `'2'` byte-wise), so partial
   // results are compared by their number.
+  // A BIT value arrives as its big-endian bytes, or as a number where the server went through
+  // a temporary table (SELECT DISTINCT, GROUP BY): both compare as the unsigned number.
   bit: () => ({
     kind: 'exact',
-    order: bytesValue,
+    order: numericValue,
     extreme: { ...numericValue, key: (fn, c) => `${fn}(${c} + 0)` },
-    rule: 'BIT: big-endian bytes; MIN/MAX by `col + 0`',
+    rule: 'BIT: the unsigned number (big-endian bytes or a number); MIN/MAX by `col + 0`',
   }),
   // JavaScript Dates keep milliseconds (DATETIME(6) values 1 µs apart tie), live in the
   // process's time zone (a local DST gap reorders), and TIME comes back as text such as

@@ -46,6 +46,12 @@ export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDiale
     switch (n.kind) {
       case 'aggregate':
       case 'column': {
+        // MySQL's AVG is SUM / COUNT with DECIMAL division; inside an expression the server goes on
+        // with the quotient at its internal precision, not the rounded AVG it would show.
+        if (n.kind === 'aggregate' && dialect === 'mysql' && n.name === 'AVG' && n.args.length === 1) {
+          const part = (name: string): SqlNode => ({ ...n, name });
+          return { kind: 'operator', op: '/', args: [visit(part('SUM')), visit(part('COUNT'))] };
+        }
         const leaf = resolve(n);
         if ('problem' in leaf) throw new Unsupported(leaf.problem);
         if (dialect === 'mysql' && leaf.type.kind === 'unknown') {

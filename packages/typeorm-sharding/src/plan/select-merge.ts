@@ -22,7 +22,7 @@ import { aggregateOrderOf } from './column-order.js';
 import { orderingOf, type OrderingOf } from './sort-key-of.js';
 import { listedRowsOf } from './mention-order.js';
 import type { AggregateNode, ColumnNode, SelectNode, SqlNode } from './sql-node.js';
-import { containsAggregate, containsWindow, sameExpression } from './sql-tree.js';
+import { containsAggregate, containsWindow, sameExpression, someNode } from './sql-tree.js';
 
 /** Alias prefix of columns the planner adds for the merge; they are stripped from results. */
 export const DERIVED_PREFIX = '__shard_';
@@ -77,7 +77,7 @@ class SelectMergeBuilder {
   private readonly itemAliases: { index: number; alias: string }[] = [];
   private readonly hidden: string[] = [];
   private readonly aggregates: AggregateSpec[] = [];
-  private readonly aggregateColumns: { node: AggregateNode; column: string; type: ExprType }[] = [];
+  private readonly aggregateColumns: { node: AggregateNode; column: string; type: ExprType; item: number | undefined }[] = [];
   private readonly computed: PlannedComputation[] = [];
   private readonly computedColumns = new Map<number, string>();
   private readonly hasStar: boolean;
@@ -102,7 +102,7 @@ class SelectMergeBuilder {
     try {
       if (select.items.some((i) => containsWindow(i.expr))) throw new Refused('window functions over several shards');
       if (select.rollup) throw new Refused('GROUP BY … WITH ROLLUP over several shards');
-      return !aggregated || groupsLocal ? this.rowMerge(groupsLocal) : this.aggregateMerge();
+      return !aggregated || groupsLocal ? this.rowMerge() : this.aggregateMerge();
     } catch (error) {
       if (!(error instanceof Refused)) throw error;
       return this.result({ kind: 'concat' }, { unmergeable: error.message });
@@ -111,11 +111,13 @@ class SelectMergeBuilder {
 
   // --- rows that are final on their shard: order, DISTINCT, page ---------------------------
 
-  private rowMerge(groupsLocal: boolean): SelectMergePlan {
+  private rowMerge(): SelectMergePlan {
     const { select } = this.ctx;
     const orderBy = this.sortKeys((index) => this.itemColumn(index));
     let distinct: MergeSpec['distinct'];
-    if (select.distinct && !groupsLocal) distinct = this.hasStar ? {} : { columns: select.items.map((item, index) => this.groupKey(item.expr, index)) };
+    // DISTINCT rows span shards unless each holds a shard key (GROUP BY being local does not make them distinct).
+    const distinctLocal = select.items.some((i) => this.isShardKey(i.expr, true));
+    if (select.distinct && !distinctLocal) distinct = this.hasStar ? {} : { columns: select.items.map((item, index) => this.groupKey(item.expr, index)) };
     const listed = orderBy.length === 0 && !distinct && !select.limit ? listedRowsOf(select.where) : undefined;
     const listedOrder = listed ? { columns: listed.columns.map((c) => this.resultColumnOf(c)), rows: listed.rows } : undefined;
     const strip = this.hidden.length > 0 ? { strip: [...this.hidden] } : {};
@@ -266,7 +268,7 @@ class SelectMergeBuilder {
   private aggregateColumn(node: AggregateNode, itemIndex?: number): { column: string; type: ExprType } {
     // Any column that holds the merged aggregate will do, except for a select item of its own:
     // `SELECT COUNT(*), COUNT(*) AS n` merges both columns.
-    const known = this.aggregateColumns.find((a) => sameExpression(a.node, node) && (itemIndex === undefined || a.column === this.itemColumn(itemIndex)));
+    const known = this.aggregateColumns.find((a) => sameExpression(a.node, node) && (itemIndex === undefined || a.item === itemIndex));
     if (known) return known;
     const index = itemIndex ?? this.ctx.select.items.findIndex((i) => sameExpression(i.expr, node));
     // A select item's aggregate is merged into its column; any other is added to the shards'
@@ -279,7 +281,8 @@ class SelectMergeBuilder {
       typer: this.typer,
       print: (n) => this.print(n),
       derive: (sql, kind) => this.derive(sql, kind),
-      groupByValue: (sql) => {
+      groupByValue: (node, sql) => {
+        if (!someNode(node, (n) => n.kind === 'column')) return;
         if (!this.extraGroupBy.some((g) => g.text === sql.text)) this.extraGroupBy.push(sql);
       },
       isShardKey: (n) => this.isShardKey(n),
@@ -287,7 +290,9 @@ class SelectMergeBuilder {
     if ('problem' in spec) throw new Refused(spec.problem);
     if (!present && !this.hidden.includes(column)) this.hidden.push(column);
     this.aggregates.push(spec);
-    const entry = { node, column, type: this.typer.typeOf(node) };
+    // A sum kept at full precision beside its shown value: expressions and ORDER BY read the full one, as the server does.
+    const valueColumn = spec.fn === 'SUM' && spec.exactAlias !== undefined ? spec.exactAlias : column;
+    const entry = { node, column: valueColumn, type: this.typer.typeOf(node), item: index >= 0 ? index : undefined };
     this.aggregateColumns.push(entry);
     return entry;
   }

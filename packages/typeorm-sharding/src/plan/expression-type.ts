@@ -38,6 +38,7 @@ const REAL: ExprType = { kind: 'number', class: 'real' };
 const TEXT: ExprType = { kind: 'text' };
 const TEMPORAL: ExprType = { kind: 'temporal' };
 const UNKNOWN: ExprType = { kind: 'unknown' };
+const INEXACT: ExprType = { kind: 'number', class: 'real', inexact: true };
 
 const INT_TYPES = /^(tinyint|smallint|mediumint|int|integer|bigint|int2|int4|int8|boolean|bool|year)$/;
 const DECIMAL_TYPES = /^(decimal|numeric|dec|fixed)$/;
@@ -161,6 +162,8 @@ export class ExpressionTyper {
   private aggregateType(name: string, arg: SqlNode | undefined): ExprType {
     const sqlite = this.dialect === 'sqlite';
     const argType = arg && arg.kind !== 'star' ? this.typeOf(arg) : UNKNOWN;
+    // A number of unknown class (arithmetic with a value slot) stays so through SUM/AVG/MIN/MAX.
+    if (argType.kind === 'number' && argType.inexact && ['SUM', 'AVG', 'MIN', 'MAX'].includes(name)) return sqlite ? { kind: 'dynamic' } : INEXACT;
     switch (name) {
       case 'COUNT':
         return INT;
@@ -219,8 +222,9 @@ export class ExpressionTyper {
     if (l.kind !== 'number' || r.kind !== 'number') {
       // Arithmetic always yields a number (text takes part as a DOUBLE); its exact class
       // needs both operands' types (a value slot's is only known per statement).
-      return { kind: 'number', class: 'real', inexact: true };
+      return INEXACT;
     }
+    if (l.inexact || r.inexact) return INEXACT;
     if (l.class === 'real' || r.class === 'real') return REAL;
     switch (op) {
       case '/':

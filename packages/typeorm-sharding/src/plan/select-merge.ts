@@ -153,6 +153,13 @@ class SelectMergeBuilder {
         this.computedColumns.set(index, this.itemColumn(index));
       }
     });
+    // A global aggregate whose shards group by DISTINCT values may get no row at all: its
+    // constant items are then computed, not taken from a shard's row.
+    if (groupBy.length === 0 && this.extraGroupBy.length > 0) {
+      select.items.forEach((item, index) => {
+        if (!someNode(item.expr, (n) => n.kind === 'column' || n.kind === 'aggregate' || n.kind === 'star')) this.compute(item.expr, this.itemColumn(index));
+      });
+    }
     const having = select.having ? this.compiled(select.having, 'HAVING') : undefined;
     const orderBy = this.sortKeys((index) => this.itemColumn(index));
     const columns = groupBy.length === 0 ? { columns: select.items.map((_, i) => this.itemColumn(i)) } : {};
@@ -215,9 +222,13 @@ class SelectMergeBuilder {
     return alias;
   }
 
-  /** Adds a column to the shards' select list (once per text) and strips it from the result. */
+  /**
+   * Adds a column to the shards' select list (once per text and kind) and strips it from the
+   * result. Kinds stay apart: an aggregate's value column is consumed by the merge, while a
+   * group or sort key column of the same text must survive it.
+   */
   private derive(sql: PrintedSql, kind: string): string {
-    const existing = this.derived.find((d) => d.expression === sql.text);
+    const existing = this.derived.find((d) => d.expression === sql.text && d.alias.startsWith(`${DERIVED_PREFIX}${kind}_`));
     if (existing) return existing.alias;
     const alias = `${DERIVED_PREFIX}${kind}_${this.derived.length}`;
     this.derived.push({ expression: sql.text, alias, slots: sql.slots });

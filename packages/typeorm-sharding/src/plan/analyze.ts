@@ -8,6 +8,7 @@ import { analyzeInsert } from './analyze-insert.js';
 import { analyzeSelect } from './analyze-select.js';
 import { analyzeWrite } from './analyze-write.js';
 import type { Plan } from './plan.js';
+import { pulledSubqueryPlan } from './pulled-subquery.js';
 import { mentionsDistributedTable, quotedIdentifiersOf } from './table-refs.js';
 
 const DDL_VERBS = new Set(['CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'COMMENT', 'OPTIMIZE', 'ANALYZE']);
@@ -40,9 +41,9 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
     }
     if (ast?.kind === 'select') {
       if (ast.compound) throw new UnsupportedShardingError('UNION over sharded tables is not supported yet.', { sql: p.sql });
-      return analyzeSelect(ast, rules, dialect, p.sql);
+      return pulledSubqueryPlan(ast, p, rules, dialect) ?? analyzeSelect(ast, rules, dialect, p.sql);
     }
-    if (ast?.kind === 'update' || ast?.kind === 'delete') return analyzeWrite(ast, rules, p.sql);
+    if (ast?.kind === 'update' || ast?.kind === 'delete') return pulledSubqueryPlan(ast, p, rules, dialect) ?? analyzeWrite(ast, rules, p.sql);
   }
   throw new UnsupportedShardingError(`Statements starting with ${verb || 'this text'} are not supported on sharded or broadcast tables.`, { sql: p.sql });
 }

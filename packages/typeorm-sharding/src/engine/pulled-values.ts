@@ -7,7 +7,7 @@
  * subquery without a row is NULL, and one with several rows is what the database does with it.
  */
 import { UnsupportedShardingError } from '../errors/index.js';
-import type { SqlDialect } from '../parameterize/index.js';
+import type { SqlDialect, ValueSlot } from '../parameterize/index.js';
 import type { PulledSubquery } from '../plan/plan.js';
 import type { MysqlValueType, ValueBinding } from '../plan/pulled-binding.js';
 
@@ -30,8 +30,9 @@ const TWO_ROWS = '(SELECT NULL UNION ALL SELECT NULL)';
  * The replacement of one subquery given the first column of each of its rows.
  *
  * @param maxValues most distinct values a list may hold (`sharding.maxSubqueryValues`)
+ * @param wholeItem the subquery is a whole item of a list (`VALUES (1, (SELECT …))`): its value needs no parentheses
  */
-export function replacementOf(subquery: PulledSubquery, values: readonly unknown[], dialect: SqlDialect, maxValues: number): Replacement {
+export function replacementOf(subquery: PulledSubquery, values: readonly unknown[], dialect: SqlDialect, maxValues: number, wholeItem = false): Replacement {
   if (subquery.use === 'list') {
     const distinct = distinctValues(values);
     if (distinct.length === 0) return { text: EMPTY[dialect], parameters: [] };
@@ -59,7 +60,24 @@ export function replacementOf(subquery: PulledSubquery, values: readonly unknown
   }
   // In parentheses: `a-(SELECT …)` must not become `a--5`, a comment in SQLite.
   const value = writeValue(values[0], subquery.binding);
-  return { text: `(${value.text})`, parameters: value.parameters };
+  return wholeItem ? value : { text: `(${value.text})`, parameters: value.parameters };
+}
+
+/**
+ * Checks what only this statement's values tell: a number compared with a value slot
+ * compares with a literal as with the subquery's column only when the slot holds a number.
+ */
+export function checkPartnerSlots(subquery: PulledSubquery, slots: readonly ValueSlot[]): void {
+  if (subquery.binding.dialect !== 'mysql') return;
+  for (const slot of subquery.binding.numericSlots) {
+    const s = slots[slot];
+    const value = s?.value;
+    if (s === undefined || s.isNumericLiteral || typeof value === 'number' || typeof value === 'bigint' || value === null) continue;
+    throw new UnsupportedShardingError(
+      `A subquery over sharded tables is compared with the parameter ${JSON.stringify(String(value)).slice(0, 40)}, a string: the server compares a string with a literal number as doubles, with the subquery's column exactly. Pass a number.`,
+      { stage: 'execute' },
+    );
+  }
 }
 
 /** The values without repeats (they change nothing in a list); one NULL stays if there was any. */

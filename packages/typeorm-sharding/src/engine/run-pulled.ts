@@ -14,7 +14,7 @@ import { ShardingInternalError } from '../errors/index.js';
 import { spliceSql, type ParameterizedSql, type SqlDialect, type SqlEdit } from '../parameterize/index.js';
 import type { PulledSubqueriesPlan } from '../plan/plan.js';
 import { subquerySpans, type SubquerySpan } from '../plan/subquery-spans.js';
-import { replacementOf } from './pulled-values.js';
+import { checkPartnerSlots, replacementOf } from './pulled-values.js';
 import type { ExplainedStatement } from './sharding-engine.js';
 
 /** What running a pulled-subquery plan needs from the engine. */
@@ -32,13 +32,14 @@ export interface PulledRun {
 /** Runs the subqueries, one after the other in text order, then the statement with their values. */
 export async function runPulled(plan: PulledSubqueriesPlan, p: ParameterizedSql, engine: PulledRun, exact: boolean): Promise<QueryResult> {
   const spans = spansOf(plan, p, engine.dialect);
+  for (const subquery of plan.subqueries) checkPartnerSlots(subquery, p.slots);
   const edits: SqlEdit[] = [];
   const parameters: unknown[] = [];
   let next = 0;
   for (const [i, subquery] of plan.subqueries.entries()) {
     const span = spans[i]!;
     const result = await engine.run(p.sql.slice(span.open + 1, span.close), p.parameters.slice(span.firstParameter, span.endParameter), true);
-    const replacement = replacementOf(subquery, firstColumnOf(result, p.sql), engine.dialect, engine.maxValues);
+    const replacement = replacementOf(subquery, firstColumnOf(result, p.sql), engine.dialect, engine.maxValues, span.wholeItem);
     edits.push({ start: span.open, end: span.close + 1, text: replacement.text });
     parameters.push(...p.parameters.slice(next, span.firstParameter), ...replacement.parameters);
     next = span.endParameter;

@@ -8,7 +8,7 @@ import { analyzeInsert } from './analyze-insert.js';
 import { analyzeSelect } from './analyze-select.js';
 import { analyzeWrite } from './analyze-write.js';
 import type { Plan } from './plan.js';
-import { pulledSubqueryPlan } from './pulled-subquery.js';
+import { pulledInsertPlan, pulledSubqueryPlan } from './pulled-subquery.js';
 import { mentionsDistributedTable, quotedIdentifiersOf } from './table-refs.js';
 
 const DDL_VERBS = new Set(['CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'COMMENT', 'OPTIMIZE', 'ANALYZE']);
@@ -27,7 +27,7 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
   // Statements that name no sharded or broadcast table need no parsing: default shard as is.
   if (!mentionsDistributedTable(p.sql, dialect, rules)) return { kind: 'default-shard', reason: 'names no sharded or broadcast table' };
 
-  if (verb === 'INSERT' || verb === 'REPLACE') return analyzeInsert(p, rules, dialect);
+  if (verb === 'INSERT' || verb === 'REPLACE') return pulledInsertPlan(p, rules, dialect) ?? analyzeInsert(p, rules, dialect);
 
   if (verb === 'SELECT' || verb === 'WITH' || verb === 'UPDATE' || verb === 'DELETE') {
     let ast;

@@ -31,7 +31,16 @@ export type ValueBinding =
    * MySQL/MariaDB: as `type` says. `keepType`: the value is returned or computed with (a select
    * item, arithmetic), so the driver must see the same column type as for the subquery's item.
    */
-  | { readonly dialect: 'mysql'; readonly type: MysqlValueType; readonly keepType: boolean };
+  | {
+      readonly dialect: 'mysql';
+      readonly type: MysqlValueType;
+      readonly keepType: boolean;
+      /**
+       * Value slots the numbers are compared with (`(SELECT COUNT(*) …) > ?`): a number there
+       * compares with a literal as with the column; a string would not (checked per statement).
+       */
+      readonly numericSlots: readonly number[];
+    };
 
 /** The MySQL type of a subquery's item, as far as writing its values back needs it. */
 export type MysqlValueType =
@@ -56,6 +65,8 @@ export interface ValueUse {
   readonly scope: SelectNode;
   /** A scalar subquery written as an item of an IN list: no affinity on SQLite. */
   readonly inListItem: boolean;
+  /** The whole value of `SET col = (SELECT …)`: converted to the column's type when stored. */
+  readonly stored: boolean;
 }
 
 /** The binding of one subquery's values, or the reason they cannot be written back exactly. */
@@ -66,17 +77,24 @@ export function valueBindingOf(use: ValueUse, rules: ShardingRules, dialect: Sql
   }
   const type = mysqlTypeOf(use.item, use.query, rules);
   if (typeof type === 'string') return type;
+  const numericSlots: number[] = [];
   if (use.partners !== undefined) {
     const typer = new ExpressionTyper(use.scope, rules, 'mysql');
     for (const partner of use.partners.length > 0 ? use.partners : [undefined]) {
+      const numeric = type.kind === 'integer' || type.kind === 'decimal' || type.kind === 'double';
+      if (numeric && partner?.kind === 'slot') {
+        numericSlots.push(partner.slot);
+        continue;
+      }
       const problem = mysqlComparisonProblem(type, partner === undefined ? 'unknown' : classOf(typer.typeOf(partner)));
       if (problem) return problem;
     }
   }
-  if (use.partners === undefined && type.kind === 'integer' && type.width === 'unknown') {
+  const keepType = use.partners === undefined && !use.stored;
+  if (keepType && type.kind === 'integer' && type.width === 'unknown') {
     return 'its integer type (INT or BIGINT) is not known, and the driver returns the two differently; select a column, or CAST it AS DECIMAL';
   }
-  return { dialect: 'mysql', type, keepType: use.partners === undefined };
+  return { dialect: 'mysql', type, keepType, numericSlots };
 }
 
 // --- MySQL ------------------------------------------------------------------------------

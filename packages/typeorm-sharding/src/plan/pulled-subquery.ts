@@ -19,7 +19,8 @@ import { allSelectsOf } from './sql-tree.js';
 import { outerReferenceOf } from './subquery-scope.js';
 import { subquerySitesOf, writeScopeOf, type SubquerySite } from './subquery-sites.js';
 import { subquerySpans, type SubquerySpan } from './subquery-spans.js';
-import { tableRefsOf } from './table-refs.js';
+import { mentionsDistributedTable, tableRefsOf } from './table-refs.js';
+import { insertHeadOf } from '../write/insert-rows.js';
 
 /**
  * The plan of a statement whose subqueries must run first, or undefined when none must (the
@@ -45,7 +46,7 @@ export function pulledSubqueryPlan(statement: SelectNode | UpdateNode | DeleteNo
   const refusals = new Map<SubquerySite, string>();
   for (const site of sites) {
     if (!candidate(site) || inside(site, chosen) || !distribution(site.query).has('sharded')) continue;
-    const problem = pullProblem(site, rules, dialect);
+    const problem = pullProblem(site.query, site.inUnaliasedItem, rules, dialect);
     if (problem) refusals.set(site, problem);
     else chosen.add(site);
   }
@@ -57,7 +58,7 @@ export function pulledSubqueryPlan(statement: SelectNode | UpdateNode | DeleteNo
   if (runsElsewhere) {
     for (const site of sites) {
       if (!candidate(site) || inside(site, chosen) || !distribution(site.query).has('unsharded')) continue;
-      if (!pullProblem(site, rules, dialect)) chosen.add(site);
+      if (!pullProblem(site.query, site.inUnaliasedItem, rules, dialect)) chosen.add(site);
     }
   }
   // 3. What still reads sharded tables in a subquery would be answered per shard: refuse it now,
@@ -93,7 +94,7 @@ export function pulledSubqueryPlan(statement: SelectNode | UpdateNode | DeleteNo
     // `x IN ((SELECT …))` is a list holding one scalar subquery, not an IN subquery.
     const list = site.use === 'in' && span.afterIn;
     const binding = valueBindingOf(
-      { item: site.query.items[0]!.expr, query: site.query, partners: site.partners, scope: site.scope, inListItem: site.inListItem || (site.use === 'in' && !list) },
+      { item: site.query.items[0]!.expr, query: site.query, partners: site.partners, scope: site.scope, inListItem: site.inListItem || (site.use === 'in' && !list), stored: site.stored },
       rules,
       dialect,
     );
@@ -107,12 +108,52 @@ export function pulledSubqueryPlan(statement: SelectNode | UpdateNode | DeleteNo
   return { kind: 'pulled', subqueries, reach };
 }
 
+/**
+ * The subqueries of `INSERT … VALUES` (and of its ON DUPLICATE KEY UPDATE part): a row of
+ * VALUES is inserted on one shard, where a subquery would only see that shard's rows. They
+ * cannot refer to an outer query, so each runs first (also one over unsharded tables when the
+ * rows go to other shards than the default one). `INSERT … SELECT` is left to `analyzeInsert`.
+ */
+export function pulledInsertPlan(p: ParameterizedSql, rules: ShardingRules, dialect: SqlDialect): PulledSubqueriesPlan | undefined {
+  const head = insertHeadOf(p.sql, dialect);
+  if (head.fromSelect) return undefined;
+  const spans = subquerySpans(p.sql, dialect);
+  const distributedTarget = rules.distributionOf(head.table) !== 'unsharded';
+  const subqueries: PulledSubquery[] = [];
+  let covered = -1;
+  for (const [ordinal, span] of spans.entries()) {
+    if (span.open < covered) continue;
+    const text = p.sql.slice(span.open + 1, span.close);
+    let query;
+    try {
+      query = parseStatement(parameterize(text, p.parameters.slice(span.firstParameter, span.endParameter), dialect).parserSql);
+    } catch (cause) {
+      if (!mentionsDistributedTable(text, dialect, rules)) continue;
+      throw new UnsupportedShardingError(`A subquery of this INSERT over sharded or broadcast tables cannot be analysed: ${(cause as Error).message}`, { sql: p.sql, cause });
+    }
+    if (query?.kind !== 'select') continue;
+    const tables = new Set(tableRefsOf(query, rules).map((r) => r.rule?.distribution ?? 'unsharded'));
+    if (!tables.has('sharded') && !(tables.has('unsharded') && distributedTarget)) continue;
+    const why = query.hasWith ? 'it has WITH' : pullProblem(query, false, rules, dialect);
+    const binding = why ?? valueBindingOf({ item: query.items[0]!.expr, query, partners: undefined, scope: query, inListItem: false, stored: span.wholeItem }, rules, dialect);
+    if (typeof binding === 'string') {
+      throw new UnsupportedShardingError(
+        `A subquery in this INSERT over "${tableRefsOf(query, rules).find((r) => r.rule)?.name ?? 'its tables'}" would see only the rows of the shard the row goes to; it runs first across the shards, but ${binding}.`,
+        { sql: p.sql },
+      );
+    }
+    subqueries.push({ ordinal, use: 'scalar', ordered: query.orderBy.length > 0, binding });
+    covered = span.close;
+  }
+  if (subqueries.length === 0) return undefined;
+  return { kind: 'pulled', subqueries, reach: distributedTarget ? 'every-shard' : 'default-shard' };
+}
+
 /** Why a subquery cannot run first, or undefined when it can. */
-function pullProblem(site: SubquerySite, rules: ShardingRules, dialect: SqlDialect): string | undefined {
-  const query = site.query;
+function pullProblem(query: SelectNode, inUnaliasedItem: boolean, rules: ShardingRules, dialect: SqlDialect): string | undefined {
   if (query.compound) return 'it is a UNION';
   if (query.items.length !== 1 || query.items[0]!.expr.kind === 'star') return 'it selects more than one column (or *); select exactly one';
-  if (site.inUnaliasedItem) return 'it sits in a select item without an alias, whose result column is named after the subquery\'s text; give the item an alias with AS';
+  if (inUnaliasedItem) return 'it sits in a select item without an alias, whose result column is named after the subquery\'s text; give the item an alias with AS';
   const outer = outerReferenceOf(query, rules, dialect);
   if (outer) {
     const name = outer.kind === 'star' ? `${outer.table}.*` : outer.table === undefined ? outer.column : `${outer.table}.${outer.column}`;

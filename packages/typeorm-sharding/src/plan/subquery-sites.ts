@@ -44,19 +44,22 @@ export interface SubquerySite {
   readonly scope: SelectNode;
   /** It sits in a select item without alias, whose result column is named after its text. */
   readonly inUnaliasedItem: boolean;
+  /** It is the whole value of an UPDATE's `SET col = (SELECT …)`: stored, converted to the column's type. */
+  readonly stored: boolean;
 }
 
 interface Context {
   readonly scope: SelectNode;
   readonly parent: SubquerySite | undefined;
   readonly unaliased?: boolean;
+  readonly stored?: boolean;
 }
 
 /** The sites of a SELECT, UPDATE or DELETE, in text order. */
 export function subquerySitesOf(statement: SelectNode | UpdateNode | DeleteNode): SubquerySite[] {
   const sites: SubquerySite[] = [];
   const add = (query: SelectNode, use: SiteUse, ctx: Context, partners?: readonly SqlNode[], inListItem = false): SubquerySite => {
-    const site: SubquerySite = { query, use, ordinal: sites.length, parent: ctx.parent, partners, inListItem, scope: ctx.scope, inUnaliasedItem: ctx.unaliased === true };
+    const site: SubquerySite = { query, use, ordinal: sites.length, parent: ctx.parent, partners, inListItem, scope: ctx.scope, inUnaliasedItem: ctx.unaliased === true, stored: ctx.stored === true };
     sites.push(site);
     return site;
   };
@@ -85,10 +88,14 @@ export function subquerySitesOf(statement: SelectNode | UpdateNode | DeleteNode)
   };
 
   /** Visits `node`; `compared` holds what it is compared with when its parent compares it. */
-  const visitExpr = (node: SqlNode | undefined, ctx: Context, compared?: readonly SqlNode[], inListItem = false): void => {
+  const visitExpr = (node: SqlNode | undefined, given: Context, compared?: readonly SqlNode[], inListItem = false): void => {
     if (!node) return;
-    if (node.kind === 'subquery') return subquery(node, 'scalar', ctx, compared, inListItem);
+    if (node.kind === 'subquery') return subquery(node, 'scalar', given, compared, inListItem);
+    // Only a SET value that is the subquery itself is stored as it is.
+    const ctx = given.stored ? { ...given, stored: false } : given;
     if (node.kind === 'binary') return visitBinary(node.op, node.left, node.right, ctx);
+    // node-sql-parser reads `NOT EXISTS (…)` as one unary operator.
+    if (node.kind === 'unary' && node.op === 'NOT EXISTS') return node.operand.kind === 'subquery' ? subquery(node.operand, 'exists', ctx) : visitExpr(node.operand, ctx);
     if (node.kind === 'function' && node.args.length === 1 && node.args[0]!.kind === 'subquery') {
       if (node.name === 'EXISTS') return subquery(node.args[0]!, 'exists', ctx);
       if (node.name === 'ANY' || node.name === 'ALL' || node.name === 'SOME') return subquery(node.args[0]!, 'quantified', ctx);
@@ -132,7 +139,7 @@ export function subquerySitesOf(statement: SelectNode | UpdateNode | DeleteNode)
     const ctx: Context = { scope, parent: undefined };
     if (statement.kind === 'update') {
       visitFrom(statement.tables, ctx);
-      for (const s of statement.set) visitExpr(s.value, ctx);
+      for (const s of statement.set) visitExpr(s.value, { ...ctx, stored: true });
     } else {
       visitFrom(statement.from, ctx);
     }

@@ -18,6 +18,8 @@ export interface SubquerySpan {
   readonly endParameter: number;
   /** The token before `(` is the word IN (`x IN (SELECT …)`, `x NOT IN (SELECT …)`). */
   readonly afterIn: boolean;
+  /** It is a whole item of a parenthesised list (`VALUES (1, (SELECT …))`): between `(` or `,` and `,` or `)`. */
+  readonly wholeItem: boolean;
 }
 
 const tokens = new TokenBuffer();
@@ -34,19 +36,23 @@ export function subquerySpans(sql: string, dialect: SqlDialect): SubquerySpan[] 
   const count = lex(sql, dialect, tokens);
   const spans: (SubquerySpan | undefined)[] = [];
   // For each open parenthesis: the index of its span in `spans`, or -1 when it opens no SELECT.
-  const stack: { span: number; start: number; firstParameter: number; afterIn: boolean }[] = [];
+  const stack: { span: number; start: number; firstParameter: number; afterIn: boolean; itemStart: boolean }[] = [];
   let parameters = 0;
   for (let i = 0; i < count; i++) {
     const kind = tokens.kinds[i];
     if (kind === TokenKind.Param) parameters++;
     else if (kind === TokenKind.Open) {
       const opensSelect = isWordAt(sql, i + 1, 'SELECT');
-      stack.push({ span: opensSelect ? spans.length : -1, start: tokens.starts[i]!, firstParameter: parameters, afterIn: isWordAt(sql, i - 1, 'IN') });
+      const before = i > 0 ? tokens.kinds[i - 1] : undefined;
+      const itemStart = before === TokenKind.Open || before === TokenKind.Comma;
+      stack.push({ span: opensSelect ? spans.length : -1, start: tokens.starts[i]!, firstParameter: parameters, afterIn: isWordAt(sql, i - 1, 'IN'), itemStart });
       if (opensSelect) spans.push(undefined);
     } else if (kind === TokenKind.Close) {
       const open = stack.pop();
       if (open && open.span >= 0) {
-        spans[open.span] = { open: open.start, close: tokens.starts[i]!, firstParameter: open.firstParameter, endParameter: parameters, afterIn: open.afterIn };
+        const after = i + 1 < count ? tokens.kinds[i + 1] : undefined;
+        const wholeItem = open.itemStart && (after === TokenKind.Close || after === TokenKind.Comma);
+        spans[open.span] = { open: open.start, close: tokens.starts[i]!, firstParameter: open.firstParameter, endParameter: parameters, afterIn: open.afterIn, wholeItem };
       }
     }
   }

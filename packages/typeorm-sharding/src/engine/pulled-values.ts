@@ -129,7 +129,8 @@ function mysqlValue(value: unknown, type: MysqlValueType, keepType: boolean): Re
     case 'decimal': {
       const text = String(value);
       if ((typeof value !== 'string' && typeof value !== 'number') || !DECIMAL.test(text)) throw unexpected(value, 'a decimal');
-      return { text, parameters: [] };
+      // `960` would be an integer literal; `960.` is a DECIMAL of scale 0, as SUM(int) returns it.
+      return { text: text.includes('.') ? text : `${text}.`, parameters: [] };
     }
     case 'double':
       if (typeof value !== 'number' || !Number.isFinite(value)) throw unexpected(value, 'a double');

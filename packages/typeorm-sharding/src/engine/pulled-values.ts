@@ -24,7 +24,14 @@ const EMPTY: Readonly<Record<SqlDialect, string>> = {
 };
 
 /** Two rows: MySQL raises its own "Subquery returns more than 1 row" where it evaluates it. */
-const TWO_ROWS = '(SELECT NULL UNION ALL SELECT NULL)';
+export const TWO_ROWS = '(SELECT NULL UNION ALL SELECT NULL)';
+
+/**
+ * A scalar subquery that returned several rows on MySQL: the database raises "Subquery returns
+ * more than 1 row" for it, as a rule while it plans the statement (before any row is read).
+ * Running this makes the database raise it, at once, with its own error.
+ */
+export const MORE_THAN_ONE_ROW = `SELECT ${TWO_ROWS} AS more_than_one_row`;
 
 /**
  * The replacement of one subquery given the first column of each of its rows.

@@ -72,6 +72,15 @@ describe('runPulled', () => {
     ]);
   });
 
+  it('MySQL: a scalar subquery of several rows makes the database raise its own error at once', async () => {
+    const sub = 'SELECT `qty` FROM `order_items` WHERE `sku` = ?';
+    const log = await pulledLog('mysql', `SELECT \`o\`.\`id\` FROM \`orders\` \`o\` WHERE \`o\`.\`buyerId\` = (${sub})`, ['a'], { [sub]: [1, 2] });
+    expect(log.slice(1)).toEqual([
+      'SELECT (SELECT NULL UNION ALL SELECT NULL) AS more_than_one_row []',
+      'SELECT `o`.`id` FROM `orders` `o` WHERE `o`.`buyerId` = (SELECT NULL UNION ALL SELECT NULL) []',
+    ]);
+  });
+
   it('writes a subquery\'s value into INSERT … VALUES without parentheses', async () => {
     const log = await pulledLog('sqlite', 'INSERT INTO "users"("id", "name") VALUES ((SELECT MAX("buyerId") FROM "orders"), ?)', ['x'], { 'SELECT MAX("buyerId") FROM "orders"': [12n] });
     expect(log[1]).toBe('INSERT INTO "users"("id", "name") VALUES (12, ?) ["x"]');

@@ -14,7 +14,7 @@ import { ShardingInternalError } from '../errors/index.js';
 import { spliceSql, type ParameterizedSql, type SqlDialect, type SqlEdit } from '../parameterize/index.js';
 import type { PulledSubqueriesPlan } from '../plan/plan.js';
 import { subquerySpans, type SubquerySpan } from '../plan/subquery-spans.js';
-import { checkPartnerSlots, replacementOf } from './pulled-values.js';
+import { checkPartnerSlots, MORE_THAN_ONE_ROW, replacementOf } from './pulled-values.js';
 import type { ExplainedStatement } from './sharding-engine.js';
 
 /** What running a pulled-subquery plan needs from the engine. */
@@ -39,7 +39,9 @@ export async function runPulled(plan: PulledSubqueriesPlan, p: ParameterizedSql,
   for (const [i, subquery] of plan.subqueries.entries()) {
     const span = spans[i]!;
     const result = await engine.run(p.sql.slice(span.open + 1, span.close), p.parameters.slice(span.firstParameter, span.endParameter), true);
-    const replacement = replacementOf(subquery, firstColumnOf(result, p.sql), engine.dialect, engine.maxValues, span.wholeItem);
+    const values = firstColumnOf(result, p.sql);
+    if (subquery.use === 'scalar' && values.length > 1 && engine.dialect === 'mysql') await engine.run(MORE_THAN_ONE_ROW, [], false);
+    const replacement = replacementOf(subquery, values, engine.dialect, engine.maxValues, span.wholeItem);
     edits.push({ start: span.open, end: span.close + 1, text: replacement.text });
     parameters.push(...p.parameters.slice(next, span.firstParameter), ...replacement.parameters);
     next = span.endParameter;

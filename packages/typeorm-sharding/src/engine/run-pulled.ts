@@ -69,7 +69,10 @@ export function explainPulled(
     return explain(p.sql.slice(span.open + 1, span.close), p.parameters.slice(span.firstParameter, span.endParameter)).map((s) => ({ ...s, note: s.note ? `${note}; ${s.note}` : note }));
   });
   const shards = plan.reach === 'every-shard' ? shardNames : shardNames.slice(0, 1);
-  const note = `runs after its subqueries, with their values in their place; routed by those values, so it may reach fewer shards than listed`;
+  const note =
+    plan.reach === 'every-shard'
+      ? 'runs after its subqueries, with their values in their place, and is routed then: by those values too, so it may reach fewer shards than listed'
+      : 'runs after its subqueries, with their values in their place';
   return [...first, ...shards.map((shard) => ({ shard, sql: p.sql, parameters: p.parameters, note }))];
 }
 

@@ -235,7 +235,7 @@ function affinityOf(node: SqlNode, scope: SelectNode, rules: ShardingRules): Aff
 /**
  * True when `lhs op (values of a column of affinity a)` and `lhs op (the same values without
  * affinity)` convert their operands alike (SQLite's comparison affinity rules; verified
- * exhaustively against SQLite in `pulled-binding.sqlite.test.ts`).
+ * exhaustively against SQLite in `test/subquery-affinity.test.ts`).
  */
 export function sqliteAffinitiesAgree(lhs: Affinity, a: Affinity): boolean {
   return a === 'X' || lhs === 'N' || (a === 'T' && (lhs === 'T' || lhs === 'B')) || (a === 'B' && (lhs === 'B' || lhs === 'X'));

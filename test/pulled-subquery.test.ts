@@ -158,6 +158,40 @@ describe.each(backends)('pulled-out subqueries equal one database (%s)', (backen
     });
   });
 
+  describe('TypeORM shapes around a subquery', () => {
+    const withSubquery = (ds: DataSource) => {
+      const qb = ds.getRepository(Order).createQueryBuilder('o');
+      const sub = qb.subQuery().select('i.orderId').from(OrderItem, 'i').where('i.sku IN (:...skus)').getQuery();
+      return qb.where(`o.id IN ${sub}`).setParameter('skus', ['s0', 's2']);
+    };
+
+    it('getManyAndCount, relations with skip/take (the page of ids is a derived table holding the subquery), getRawMany with a scalar subquery', async () => {
+      const page = (ds: DataSource) => withSubquery(ds).leftJoinAndSelect('o.items', 'it').orderBy('o.amount', 'DESC').addOrderBy('o.id', 'ASC').addOrderBy('it.id', 'ASC').skip(2).take(5).getManyAndCount();
+      const [orders, count] = await page(fx.plain);
+      expect(orders).toHaveLength(5);
+      expect(await page(fx.sharded)).toEqual([orders, count]);
+      const raw = (ds: DataSource) =>
+        withSubquery(ds)
+          .select('o.id', 'id')
+          .addSelect((q) => q.subQuery().select('MAX(x.amount)').from(Order, 'x').where('x.buyerId = :b', { b: 2 }), 'top')
+          .orderBy('o.id')
+          .getRawMany();
+      expect(await raw(fx.sharded)).toEqual(await raw(fx.plain));
+    });
+
+    // TypeORM's SQLite driver has no stream().
+    it.runIf(backend === 'mariadb')('stream()', async () => {
+      const rows = async (ds: DataSource) => {
+        const out: unknown[] = [];
+        for await (const row of await withSubquery(ds).select('o.id', 'id').orderBy('o.id').stream()) out.push(row);
+        return out;
+      };
+      const expected = await rows(fx.plain);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(await rows(fx.sharded)).toEqual(expected);
+    });
+  });
+
   describe('scalar subqueries', () => {
     it('one row: compared, and as select values of every type keeping the driver\'s JS types', async () => {
       await same('SELECT id FROM orders WHERE amount = (SELECT MAX(amount) FROM orders) ORDER BY id');

@@ -207,6 +207,12 @@ const CASES: readonly Case[] = [
     expect: { mysql: pulled('every-shard', '0:scalar:integer/bigint:slots=0'), sqlite: pulled('every-shard', '0:scalar:sqlite') },
   },
   {
+    name: 'a scalar subquery left of an IN list: the list\'s values have no affinity on SQLite; MySQL cannot type them',
+    query: 'SELECT `o`.`id` FROM `orders` `o` WHERE (SELECT MAX(`qty`) FROM `order_items`) IN (?, ?)',
+    parameters: [1, 2],
+    expect: { mysql: { error: /unknown type/ }, sqlite: pulled('every-shard', '0:scalar:sqlite') },
+  },
+  {
     name: 'a string compared with a parameter: refused on MySQL (the literal would decide the collation)',
     query: 'SELECT `o`.`id` FROM `orders` `o` WHERE ? IN (SELECT `sku` FROM `order_items`)',
     parameters: ['a'],

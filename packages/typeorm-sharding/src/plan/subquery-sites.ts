@@ -115,8 +115,10 @@ export function subquerySitesOf(statement: SelectNode | UpdateNode | DeleteNode)
   const visitBinary = (op: string, left: SqlNode, right: SqlNode, ctx: Context): void => {
     if (op === 'IN' || op === 'NOT IN') {
       const items = right.kind === 'list' ? right.items : [];
-      visitExpr(left, ctx, right.kind === 'list' && !(items.length === 1 && items[0]!.kind === 'subquery') ? items : []);
-      if (items.length === 1 && items[0]!.kind === 'subquery') return subquery(items[0]!, 'in', ctx, [left]);
+      const single = items.length === 1 && items[0]!.kind === 'subquery';
+      // The left side is compared with each item (an IN list of values: with that list).
+      visitExpr(left, ctx, right.kind === 'list' ? (single ? [] : items) : [right]);
+      if (single) return subquery(items[0]!, 'in', ctx, [left]);
       for (const item of items) visitExpr(item, ctx, [left], true);
       if (right.kind !== 'list') visitExpr(right, ctx);
       return;

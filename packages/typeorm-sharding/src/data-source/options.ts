@@ -62,6 +62,14 @@ export interface ShardingOptions {
    * @default false
    */
   readonly combinePerServer?: boolean;
+  /**
+   * Most distinct values an uncorrelated `x IN (SELECT …)` over sharded tables may return: the
+   * subquery runs first and its values are written into the statement that runs next (as
+   * literals or parameters; SQLite allows at most 32766 parameters per statement). A subquery
+   * that returns more is refused with `UnsupportedShardingError` before that statement runs.
+   * @default 10000
+   */
+  readonly maxSubqueryValues?: number;
   /** Called after every physical statement (success or failure). Keep it cheap: it runs on the query path. */
   readonly onPhysicalQuery?: (event: PhysicalQueryEvent) => void;
   /**

@@ -55,6 +55,7 @@ export function resolveShardingOptions(options: ShardingOptions = {}): EngineSet
     pruning: options.pruning ?? true,
     planCacheSize,
     streamThreshold: positiveInteger('streamThreshold', options.streamThreshold, 1000),
+    maxSubqueryValues: positiveInteger('maxSubqueryValues', options.maxSubqueryValues, 10_000),
     globalQueue: globalConcurrency === undefined ? undefined : new PQueue({ concurrency: globalConcurrency }),
     onPhysicalQuery: options.onPhysicalQuery,
   };

@@ -11,7 +11,7 @@ import { buildMerge, collectRows, type MergeSpec, type Row } from '../merge/inde
 import { ParameterizeCache, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
-import type { Plan, SelectPlan, WhereExistsPlan, WritePlan } from '../plan/plan.js';
+import type { Plan, PulledSubqueriesPlan, SelectPlan, WhereExistsPlan, WritePlan } from '../plan/plan.js';
 import { rewriteUnit } from '../rewrite/rewrite-select.js';
 import { qualifyTables } from '../rewrite/qualify-tables.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
@@ -26,6 +26,7 @@ import { bindMerge } from './bind-merge.js';
 import { copiesResult, type CopiesStatement } from './copies-result.js';
 import { asLogicalError, withLogicalErrors } from './logical-error.js';
 import { rowsResult, writesResult } from './query-result.js';
+import { explainPulled, runPulled } from './run-pulled.js';
 
 /** Resolved settings of the engine. */
 export interface EngineSettings extends RouteSettings {
@@ -36,6 +37,8 @@ export interface EngineSettings extends RouteSettings {
   readonly servers?: { readonly groups: readonly (readonly number[])[]; readonly databases: readonly (string | undefined)[] };
   /** Scattered pages whose offset+count exceed this many rows are streamed from the shards (MySQL). */
   readonly streamThreshold?: number;
+  /** Most distinct values an `IN (SELECT …)` run first may put into its statement. @default 10000 */
+  readonly maxSubqueryValues?: number;
   readonly concurrency: number;
   readonly planCacheSize: number;
   readonly globalQueue: PQueue | undefined;
@@ -49,6 +52,8 @@ export interface ExplainedStatement {
   readonly shard: string;
   readonly sql: string;
   readonly parameters: readonly unknown[];
+  /** What the statement depends on, when it is not known yet (a subquery's result): see `explainPulled`. */
+  readonly note?: string;
 }
 
 /** The physical work of one logical statement. */
@@ -63,7 +68,8 @@ type Work =
       /** INSERT: the VALUES rows each statement carries, so that returned rows come back in their order. */
       readonly rowsOf?: readonly (readonly number[])[];
     }
-  | { readonly kind: 'where-exists'; readonly plan: WhereExistsPlan; readonly statement: PhysicalStatement };
+  | { readonly kind: 'where-exists'; readonly plan: WhereExistsPlan; readonly statement: PhysicalStatement }
+  | { readonly kind: 'pulled'; readonly plan: PulledSubqueriesPlan; readonly p: ParameterizedSql };
 
 /**
  * The pipeline of DESIGN.md §2 wired together: parameterize → plan cache → route → rewrite →
@@ -103,8 +109,16 @@ export class ShardingEngine {
     }
   }
 
-  private async run(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<QueryResult> {
+  /** `exact`: SQLite values read as stored (INTEGER as bigint), for a subquery whose values are written back. */
+  private async run(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession, exact = false): Promise<QueryResult> {
     let work = await this.checkedPlan(sql, parameters ?? []);
+    if (work.kind === 'pulled') {
+      const engine = { dialect: this.dialect, maxValues: this.settings.maxSubqueryValues ?? 10_000, run: (s: string, ps: readonly unknown[], e: boolean) => this.run(s, ps, session, e) };
+      return runPulled(work.plan, work.p, engine, exact);
+    }
+    if (exact && this.dialect === 'sqlite' && work.kind === 'rows') {
+      work = { ...work, statements: work.statements.map((st) => ({ ...st, exactIntegers: true })), merge: work.merge && { ...work.merge, integersAsNumbers: false } };
+    }
     if (work.kind === 'session') {
       await session.control({ sql, parameters: parameters ?? [] }, work.plan.control);
       return rowsResult([]);
@@ -179,6 +193,7 @@ export class ShardingEngine {
     if (planned.kind === 'session') return [];
     // Which shards hold the object is known only at run time: every shard is a candidate.
     if (planned.kind === 'where-exists') return this.targets.map((t) => ({ shard: t.name, sql, parameters }));
+    if (planned.kind === 'pulled') return explainPulled(planned.plan, planned.p, this.dialect, (s, ps) => this.explain(s, ps), this.targets.map((t) => t.name));
     const work = planned.kind === 'rows' ? this.combined(planned) : planned;
     return work.statements.map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters }));
   }
@@ -196,6 +211,8 @@ export class ShardingEngine {
         return { kind: 'writes', statements: this.targets.map((t) => same(t.index)), sequential: true, copies: plan.result === 'sum' ? undefined : { verb: p.verb, sql, check: plan.result === 'copies' } };
       case 'where-exists':
         return { kind: 'where-exists', plan, statement: same(0) };
+      case 'pulled':
+        return { kind: 'pulled', plan, p };
       case 'insert': {
         const rule = this.rules.ruleOf(plan.table)!;
         const rows = insertRowsOf(p, this.dialect);

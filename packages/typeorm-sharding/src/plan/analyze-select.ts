@@ -29,7 +29,8 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
   const hidden = sharded.find((r) => !safe.has(r.home));
   if (hidden) {
     throw new UnsupportedShardingError(
-      `Sharded table "${hidden.name}" is read in a subquery whose result depends on every shard at once (only FROM subqueries and EXISTS under AND are evaluated per shard).`,
+      `Sharded table "${hidden.name}" is read in a subquery whose result depends on every shard at once (only FROM subqueries and EXISTS under AND are evaluated per shard). ` +
+        'Uncorrelated `x IN (SELECT …)` and scalar `(SELECT …)` subqueries are run first across the shards: rewrite it as one of those (`NOT EXISTS (…)` as `x NOT IN (SELECT …)`), or as a join on the shard keys.',
       { sql },
     );
   }

@@ -8,6 +8,7 @@ import { analyzeInsert } from './analyze-insert.js';
 import { analyzeSelect } from './analyze-select.js';
 import { analyzeWrite } from './analyze-write.js';
 import type { Plan } from './plan.js';
+import { pulledInsertPlan, pulledSubqueryPlan } from './pulled-subquery.js';
 import { mentionsDistributedTable, quotedIdentifiersOf } from './table-refs.js';
 
 const DDL_VERBS = new Set(['CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'COMMENT', 'OPTIMIZE', 'ANALYZE']);
@@ -26,7 +27,7 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
   // Statements that name no sharded or broadcast table need no parsing: default shard as is.
   if (!mentionsDistributedTable(p.sql, dialect, rules)) return { kind: 'default-shard', reason: 'names no sharded or broadcast table' };
 
-  if (verb === 'INSERT' || verb === 'REPLACE') return analyzeInsert(p, rules, dialect);
+  if (verb === 'INSERT' || verb === 'REPLACE') return pulledInsertPlan(p, rules, dialect) ?? analyzeInsert(p, rules, dialect);
 
   if (verb === 'SELECT' || verb === 'WITH' || verb === 'UPDATE' || verb === 'DELETE') {
     let ast;
@@ -41,9 +42,9 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
     }
     if (ast?.kind === 'select') {
       if (ast.compound) throw new UnsupportedShardingError('UNION over sharded tables is not supported yet.', { sql: p.sql });
-      return analyzeSelect(ast, rules, dialect, p.sql);
+      return pulledSubqueryPlan(ast, p, rules, dialect) ?? analyzeSelect(ast, rules, dialect, p.sql);
     }
-    if (ast?.kind === 'update' || ast?.kind === 'delete') return analyzeWrite(ast, rules, p.sql);
+    if (ast?.kind === 'update' || ast?.kind === 'delete') return pulledSubqueryPlan(ast, p, rules, dialect) ?? analyzeWrite(ast, rules, p.sql);
   }
   throw new UnreadableStatementError(
     `Statements starting with ${verb || 'this text'} are not routed by typeorm-sharding on sharded or broadcast tables, although the database accepts it; run it on each shard with getShardDataSource(name).query().`,

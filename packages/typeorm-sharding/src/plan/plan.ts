@@ -9,6 +9,7 @@ import type { CompiledExpression } from '../merge/evaluate/compile.js';
 import type { PrintedSql } from './print-sql.js';
 import type { PlannedComputation, SelectMergePlan } from './select-merge.js';
 import type { SchemaObjectKind } from './ddl-target.js';
+import type { ValueBinding } from './pulled-binding.js';
 
 /** Where a table's rows live. */
 export type TableDistribution = 'sharded' | 'broadcast' | 'unsharded';
@@ -160,5 +161,30 @@ export interface SessionPlan {
   readonly control: TransactionControl;
 }
 
+/** One uncorrelated subquery that runs first, on its own (see `PulledSubqueriesPlan`). */
+export interface PulledSubquery {
+  /** Its place among the statement's parenthesised SELECTs, in text order (see `subquerySpans`). */
+  readonly ordinal: number;
+  /** `list`: `x [NOT] IN (SELECT …)` becomes `x [NOT] IN (v1, v2, …)`; `scalar`: `(SELECT …)` becomes its one value. */
+  readonly use: 'list' | 'scalar';
+  /** It has ORDER BY: its first row is defined (SQLite answers a scalar subquery with its first row). */
+  readonly ordered: boolean;
+  readonly binding: ValueBinding;
+}
+
+/**
+ * A statement with uncorrelated subqueries over sharded tables (or over unsharded ones in a
+ * statement that runs on other shards), Vitess's pulled-out subquery: each subquery runs first
+ * as a logical statement of its own (routed, merged exactly), its values replace it in the
+ * original text, and the new text is planned again (so values of a shard key prune it).
+ */
+export interface PulledSubqueriesPlan {
+  readonly kind: 'pulled';
+  /** In text order; none inside another (a subquery's own subqueries are its business). */
+  readonly subqueries: readonly PulledSubquery[];
+  /** For `explain()`: where the statement may run once its subqueries are replaced. */
+  readonly reach: 'default-shard' | 'every-shard';
+}
+
 /** Everything the planner can decide. Each stage handles every kind (see `route`). */
-export type Plan = SelectPlan | InsertPlan | WritePlan | DefaultShardPlan | AllShardsPlan | WhereExistsPlan | SessionPlan;
+export type Plan = SelectPlan | InsertPlan | WritePlan | DefaultShardPlan | AllShardsPlan | WhereExistsPlan | SessionPlan | PulledSubqueriesPlan;

@@ -65,6 +65,13 @@ export interface Typed {
    * case-insensitive collation. Compared case-insensitively.
    */
   readonly anyCase: boolean;
+  /**
+   * MariaDB only: an expression over AVG or a quotient's MIN/MAX/SUM that the server may
+   * compute from the aggregate rounded to its shown scale (it does when a grouped query with a
+   * DISTINCT aggregate sorts its groups: the aggregates go through a temporary table), while
+   * the merge computes from the full value. Compared to 1e-3.
+   */
+  readonly serverRounded?: boolean;
 }
 
 /** One select-list item; `alias` undefined means none is written (the column is named by its text). */

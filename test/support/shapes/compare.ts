@@ -14,10 +14,14 @@ import type { ShapeCase, Typed } from './ast.js';
  */
 export const FLOAT_TOLERANCE = 1e-9;
 
-export type CompareMode = 'number' | 'float' | 'text' | 'anyCase' | 'other';
+/** Relative tolerance of `serverRounded` values (see `Typed.serverRounded`). */
+export const SERVER_ROUNDED_TOLERANCE = 1e-3;
+
+export type CompareMode = 'number' | 'float' | 'rounded' | 'text' | 'anyCase' | 'other';
 
 export function modeOf(t: Typed | undefined): CompareMode {
   if (t === undefined) return 'other';
+  if (t.serverRounded) return 'rounded';
   if (t.type === 'int' || t.type === 'bigint' || t.type === 'decimal' || t.type === 'double' || t.type === 'year' || t.type === 'bool') return t.exact ? 'number' : 'float';
   if (t.type === 'text') return t.anyCase ? 'anyCase' : 'text';
   return 'other';
@@ -66,11 +70,12 @@ export function sameValue(a: unknown, b: unknown, mode: CompareMode): boolean {
       const y = decimalText(b);
       return x !== undefined && y !== undefined ? x === y : canonical(a) === canonical(b);
     }
-    case 'float': {
+    case 'float':
+    case 'rounded': {
       const x = Number(a);
       const y = Number(b);
       if (!Number.isFinite(x) || !Number.isFinite(y)) return canonical(a) === canonical(b);
-      return Math.abs(x - y) <= FLOAT_TOLERANCE * Math.max(1, Math.abs(x), Math.abs(y));
+      return Math.abs(x - y) <= (mode === 'float' ? FLOAT_TOLERANCE : SERVER_ROUNDED_TOLERANCE) * Math.max(1, Math.abs(x), Math.abs(y));
     }
     case 'text':
       return typeof a === 'string' && typeof b === 'string' ? a === b : canonical(a) === canonical(b);
@@ -92,6 +97,8 @@ function rowKey(row: Row, columns: readonly string[], modes: readonly CompareMod
       switch (modes[i]) {
         case 'float':
           return Number.isFinite(Number(v)) ? Number(v).toPrecision(8) : canonical(v);
+        case 'rounded':
+          return Number.isFinite(Number(v)) ? Number(v).toPrecision(2) : canonical(v);
         case 'anyCase':
           return String(v).toLowerCase();
         case 'text':

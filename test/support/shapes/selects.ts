@@ -169,9 +169,11 @@ export function buildSelect(g: Gen, role: Role): Built {
   // A derived table keeps an ORDER BY only as a top-N (with LIMIT): otherwise its order means nothing.
   const limit = order.ordered && (role === 'top' ? g.c.chance(g.cls.limit) : order.keys.length > 0) ? limitClause(g) : undefined;
   const orderBy = role === 'derived' && !limit ? [] : order.keys;
+  const query: Select = { ...select, orderBy, limit };
   return {
-    query: { ...select, orderBy, limit },
-    outputs,
+    query,
+    // How a column compares may depend on the ORDER BY too (`Typed.serverRounded`).
+    outputs: orderBy.length > 0 ? outputsOf(query, g.dialect) : outputs,
     ordered: order.ordered,
     uniqueItems,
     itemTexts,

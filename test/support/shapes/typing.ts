@@ -37,6 +37,13 @@ function arithmeticType(op: string, l: Typed['type'], r: Typed['type'], dialect:
   return l === 'bigint' || r === 'bigint' ? 'bigint' : 'int';
 }
 
+const WIDTH: readonly Typed['type'][] = ['bool', 'int', 'year', 'bigint', 'decimal', 'double'];
+
+/** The type of a CASE whose branches are numbers of these types. */
+function widerNumber(a: Typed['type'], b: Typed['type']): Typed['type'] {
+  return WIDTH.indexOf(a) >= WIDTH.indexOf(b) ? a : b;
+}
+
 const exactly = (type: Typed['type'], exact = true, anyCase = false): Typed => ({ type, exact, anyCase });
 
 /** The type of `e` on `dialect`. */
@@ -79,7 +86,9 @@ export function typeOf(e: Expr, dialect: Dialect): Typed {
     case 'case': {
       const then = typeOf(e.then, dialect);
       const otherwise = e.otherwise ? typeOf(e.otherwise, dialect) : then;
-      return exactly(then.type, then.exact && otherwise.exact, then.anyCase || otherwise.anyCase);
+      // Numbers take the wider type of both branches (a SUM over CASE of INT and REAL is a float sum).
+      const type = isNumeric(then.type) && isNumeric(otherwise.type) ? widerNumber(then.type, otherwise.type) : then.type;
+      return exactly(type, then.exact && otherwise.exact, then.anyCase || otherwise.anyCase);
     }
     case 'truth':
       return exactly('bool');
@@ -126,10 +135,41 @@ function aggregateType(e: Extract<Expr, { kind: 'aggregate' }>, dialect: Dialect
 export function outputsOf(q: Select, dialect: Dialect, inUnion = false): Typed[] {
   const collapsed = dialect === 'mysql' && (inUnion || q.distinct || q.groupBy.length > 0 || hasAggregate(q));
   const items: readonly SelectItem[] = q.items === '*' ? starItems(q.from) : q.items;
+  const sortsThroughTempTable = dialect === 'mysql' && q.orderBy.length > 0 && items.some((i) => hasDistinctAggregate(i.expr));
   return items.map((i) => {
     const t = typeOf(i.expr, dialect);
-    return collapsed && isText(t.type) ? { ...t, anyCase: true } : t;
+    const typed = collapsed && isText(t.type) ? { ...t, anyCase: true } : t;
+    return sortsThroughTempTable && i.expr.kind !== 'aggregate' && hasRoundedAggregate(i.expr) ? { ...typed, serverRounded: true } : typed;
   });
+}
+
+/** True when `e` holds an aggregate with DISTINCT. */
+function hasDistinctAggregate(e: Expr): boolean {
+  return someExpr(e, (x) => x.kind === 'aggregate' && x.distinct);
+}
+
+/** True when `e` holds an aggregate whose shown value is rounded: AVG, or an aggregate of a quotient. */
+function hasRoundedAggregate(e: Expr): boolean {
+  return someExpr(e, (x) => x.kind === 'aggregate' && (x.fn === 'AVG' || (x.arg !== undefined && someExpr(x.arg, (y) => y.kind === 'arith' && y.op === '/'))));
+}
+
+/** True when `test` holds for `e` or an expression inside it (not inside subqueries). */
+function someExpr(e: Expr, test: (x: Expr) => boolean): boolean {
+  if (test(e)) return true;
+  switch (e.kind) {
+    case 'aggregate':
+      return e.arg !== undefined && someExpr(e.arg, test);
+    case 'arith':
+      return someExpr(e.left, test) || someExpr(e.right, test);
+    case 'call':
+      return e.args.some((a) => someExpr(a, test));
+    case 'case':
+      return someExpr(e.then, test) || (e.otherwise !== undefined && someExpr(e.otherwise, test));
+    case 'alias':
+      return someExpr(e.of, test);
+    default:
+      return false;
+  }
 }
 
 /** The items `*` stands for: every column of the FROM table. */

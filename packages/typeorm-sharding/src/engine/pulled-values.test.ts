@@ -17,12 +17,14 @@ interface ValuesCase {
   readonly values: readonly unknown[];
   readonly ordered?: boolean;
   readonly wholeItem?: boolean;
+  readonly inByList?: boolean;
   readonly text?: string;
   readonly parameters?: readonly unknown[];
   readonly error?: RegExp;
 }
 
 const dialectOf = (b: ValueBinding): SqlDialect => b.dialect;
+const siteOf = (c: ValuesCase) => ({ wholeItem: c.wholeItem ?? false, inByList: c.inByList ?? false });
 const when = new Date(Date.UTC(2024, 1, 29, 10, 11, 12, 345));
 
 const CASES: readonly ValuesCase[] = [
@@ -45,6 +47,9 @@ const CASES: readonly ValuesCase[] = [
   { name: 'no row: NULL', use: 'scalar', binding: sqlite, values: [], text: 'NULL', parameters: [] },
   { name: 'one row, in parentheses (`a-(SELECT …)` must not become the SQLite comment `a--5`)', use: 'scalar', binding: sqlite, values: [-5n], text: '(-5)', parameters: [] },
   { name: 'a whole list item needs no parentheses', use: 'scalar', binding: sqlite, values: [-5n], wholeItem: true, text: '-5', parameters: [] },
+  { name: 'in ORDER BY / GROUP BY a number is no column position: `(-5 + 0)`', use: 'scalar', binding: sqlite, values: [-5n], wholeItem: true, inByList: true, text: '(-5 + 0)', parameters: [] },
+  { name: 'in ORDER BY a MySQL DECIMAL keeps its type through `+ 0`', use: 'scalar', binding: mysql({ kind: 'decimal' }), values: ['0.00'], inByList: true, text: '(0.00 + 0)', parameters: [] },
+  { name: 'in ORDER BY a string stays a parameter (no position)', use: 'scalar', binding: sqlite, values: ['a'], inByList: true, text: '(?)', parameters: ['a'] },
   { name: 'MySQL: several rows become two rows, so the server raises its own error where it evaluates them', use: 'scalar', binding: mysql(BIGINT), values: ['1', '2'], text: '(SELECT NULL UNION ALL SELECT NULL)', parameters: [] },
   { name: 'SQLite: several rows under ORDER BY: the first', use: 'scalar', binding: sqlite, values: ['b', 'a'], ordered: true, text: '(?)', parameters: ['b'] },
   { name: 'SQLite: several rows of one value: that value', use: 'scalar', binding: sqlite, values: [3n, 3n], text: '(3)', parameters: [] },
@@ -59,14 +64,14 @@ const CASES: readonly ValuesCase[] = [
 describe('replacementOf', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     const subquery: PulledSubquery = { ordinal: 0, use: c.use, ordered: c.ordered ?? false, binding: c.binding };
-    const run = () => replacementOf(subquery, c.values, dialectOf(c.binding), 3, c.wholeItem);
+    const run = () => replacementOf(subquery, c.values, dialectOf(c.binding), 3, siteOf(c));
     if (c.error) {
       expect(run).toThrow(UnsupportedShardingError);
       expect(run).toThrow(c.error);
       return;
     }
     // The cap applies to lists; the list cases above stay under it except the one that tests it.
-    const replacement = c.values.length > 3 && c.use === 'list' ? replacementOf(subquery, c.values, dialectOf(c.binding), 100, c.wholeItem) : run();
+    const replacement = c.values.length > 3 && c.use === 'list' ? replacementOf(subquery, c.values, dialectOf(c.binding), 100, siteOf(c)) : run();
     expect(replacement).toEqual({ text: c.text, parameters: c.parameters });
   });
 });

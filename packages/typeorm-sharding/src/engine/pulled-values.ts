@@ -37,9 +37,16 @@ export const MORE_THAN_ONE_ROW = `SELECT ${TWO_ROWS} AS more_than_one_row`;
  * The replacement of one subquery given the first column of each of its rows.
  *
  * @param maxValues most distinct values a list may hold (`sharding.maxSubqueryValues`)
- * @param wholeItem the subquery is a whole item of a list (`VALUES (1, (SELECT …))`): its value needs no parentheses
+ * @param site where the subquery sits: a whole item of a list (`VALUES (1, (SELECT …))`) needs no
+ *   parentheses; in an ORDER BY / GROUP BY list a number must not read as a column position
  */
-export function replacementOf(subquery: PulledSubquery, values: readonly unknown[], dialect: SqlDialect, maxValues: number, wholeItem = false): Replacement {
+export function replacementOf(
+  subquery: PulledSubquery,
+  values: readonly unknown[],
+  dialect: SqlDialect,
+  maxValues: number,
+  site: { readonly wholeItem: boolean; readonly inByList: boolean } = { wholeItem: false, inByList: false },
+): Replacement {
   if (subquery.use === 'list') {
     const distinct = distinctValues(values);
     if (distinct.length === 0) return { text: EMPTY[dialect], parameters: [] };
@@ -67,7 +74,9 @@ export function replacementOf(subquery: PulledSubquery, values: readonly unknown
   }
   // In parentheses: `a-(SELECT …)` must not become `a--5`, a comment in SQLite.
   const value = writeValue(values[0], subquery.binding);
-  return wholeItem ? value : { text: `(${value.text})`, parameters: value.parameters };
+  // `ORDER BY (5)` would name the fifth column: `5 + 0` is the same number and no position.
+  if (site.inByList && /^[-+]?\.?\d/.test(value.text)) return { text: `(${value.text} + 0)`, parameters: value.parameters };
+  return site.wholeItem ? value : { text: `(${value.text})`, parameters: value.parameters };
 }
 
 /**

@@ -41,7 +41,7 @@ export async function runPulled(plan: PulledSubqueriesPlan, p: ParameterizedSql,
     const result = await engine.run(p.sql.slice(span.open + 1, span.close), p.parameters.slice(span.firstParameter, span.endParameter), true);
     const values = firstColumnOf(result, p.sql);
     if (subquery.use === 'scalar' && values.length > 1 && engine.dialect === 'mysql') await engine.run(MORE_THAN_ONE_ROW, [], false);
-    const replacement = replacementOf(subquery, values, engine.dialect, engine.maxValues, span.wholeItem);
+    const replacement = replacementOf(subquery, values, engine.dialect, engine.maxValues, span);
     edits.push({ start: span.open, end: span.close + 1, text: replacement.text });
     parameters.push(...p.parameters.slice(next, span.firstParameter), ...replacement.parameters);
     next = span.endParameter;

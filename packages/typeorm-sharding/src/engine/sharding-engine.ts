@@ -256,6 +256,7 @@ export class ShardingEngine {
       limit: plan.kind === 'select' ? plan.limit : undefined,
       dropLimit: plan.kind === 'select' && !plan.pushLimit,
       cutHaving: plan.kind === 'select' && plan.cutHaving,
+      shardHaving: plan.kind === 'select' ? plan.shardHaving : undefined,
       derivedColumns: plan.kind === 'select' ? plan.derivedColumns : [],
       extraGroupBy: plan.kind === 'select' ? plan.extraGroupBy : [],
       itemAliases: plan.kind === 'select' ? plan.itemAliases : [],

@@ -100,8 +100,8 @@ const FACTORIES: AccumulatorFactories = {
       },
     };
   },
-  MIN: (spec) => extreme(spec.alias, spec.keyColumn ?? spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), -1),
-  MAX: (spec) => extreme(spec.alias, spec.keyColumn ?? spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), 1),
+  MIN: (spec) => extreme(spec.alias, spec.keyColumn ?? spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), -1, spec.companions),
+  MAX: (spec) => extreme(spec.alias, spec.keyColumn ?? spec.alias, createValueComparator(spec.type ?? 'auto', spec.collation), 1, spec.companions),
   AVG: (spec) => {
     const sum = new ExactSum();
     const count = new ExactSum();
@@ -133,25 +133,27 @@ function createAccumulator(spec: AggregateSpec): Accumulator {
 }
 
 /** The extreme `column` value, judged by `keyColumn` (the same column, or the server's sort key of it). */
-function extreme(column: string, keyColumn: string, compare: (a: unknown, b: unknown) => number, wanted: 1 | -1): Accumulator {
+function extreme(column: string, keyColumn: string, compare: (a: unknown, b: unknown) => number, wanted: 1 | -1, companions: readonly string[] = []): Accumulator {
   let best: unknown = null;
   let bestKey: unknown = null;
-  let found = false;
+  let bestRow: Row | undefined;
   return {
     add: (row) => {
       const value = read(row, column);
       if (isSqlNull(value)) return;
       const key = keyColumn === column ? value : read(row, keyColumn);
       // Ties keep the first value seen, so the result does not depend on later inputs.
-      if (!found || compare(key, bestKey) * wanted > 0) {
+      if (bestRow === undefined || compare(key, bestKey) * wanted > 0) {
         best = value;
         bestKey = key;
-        found = true;
+        bestRow = row;
       }
     },
     result: () => best,
     extra: (out) => {
       if (keyColumn !== column) out[keyColumn] = bestKey;
+      // No value at all: the companions are NULL, as the server's would be.
+      for (const companion of companions) out[companion] = bestRow === undefined ? null : read(bestRow, companion);
     },
   };
 }

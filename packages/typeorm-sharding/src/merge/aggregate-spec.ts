@@ -52,6 +52,14 @@ export interface MinOrMaxAggregate {
   readonly collation?: Collation;
   /** Derived column holding the sort key of each partial result (left in the row: the plan strips it). */
   readonly keyColumn?: string;
+  /**
+   * The key column is the value itself at full precision (`MAX(CAST(x / 3 AS DECIMAL(65, 30)))`):
+   * the server shows a quotient rounded but computes with more digits; expressions over the
+   * aggregate read the key.
+   */
+  readonly keyIsExactValue?: boolean;
+  /** Columns taken from the partial row whose value wins (an ORDER BY key of the result: ENUM's `MIN(c) + 0`). */
+  readonly companions?: readonly string[];
 }
 
 /**

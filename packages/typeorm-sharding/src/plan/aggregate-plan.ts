@@ -28,6 +28,11 @@ export interface AggregateContext {
   groupByValue(node: SqlNode, sql: PrintedSql): void;
   /** True when the expression is the shard key (its values never span shards). */
   isShardKey(node: SqlNode): boolean;
+  /**
+   * True when the shards group by the values of DISTINCT aggregates: each shard row is then
+   * part of a group, and per-shard `COUNT(DISTINCT shard key)` of the parts cannot be added.
+   */
+  readonly groupsByValues: boolean;
 }
 
 const wrap = (name: string, inner: PrintedSql): PrintedSql => ({ text: `${name}(${inner.text})`, slots: inner.slots });
@@ -66,15 +71,16 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
   /** The values of the argument, grouped on the shards, with the key that decides their sameness. */
   const valuesOf = (): { valuesAlias: string; sameAlias: string | undefined } => {
     ctx.groupByValue(arg, printedArg);
-    const valuesAlias = ctx.derive(exactArg, 'value');
-    return { valuesAlias, sameAlias: sameKey ? ctx.derive({ text: sameKey(printedArg.text), slots: printedArg.slots }, 'value') : undefined };
+    const value = valueOf(arg);
+    const valuesAlias = ctx.derive(value(exactArg), 'value');
+    return { valuesAlias, sameAlias: sameKey ? ctx.derive(value({ text: sameKey(printedArg.text), slots: printedArg.slots }), 'value') : undefined };
   };
   const checked = (spec: AggregateSpec, column: string | undefined): AggregateSpec | { problem: string } =>
     column === undefined ? { problem: `${name}() of an expression the merge cannot send to the shards` } : spec;
 
   switch (name) {
     case 'COUNT': {
-      if (!node.distinct || ctx.isShardKey(arg)) return checked({ alias, fn: 'COUNT' }, self());
+      if (!node.distinct || (ctx.isShardKey(arg) && !ctx.groupsByValues)) return checked({ alias, fn: 'COUNT' }, self());
       // Each distinct value is counted once, wherever it occurs: the shards send the values.
       const { valuesAlias, sameAlias } = valuesOf();
       const collation = argOrder.kind === 'exact' && !sameKey ? argOrder.order.collation : 'binary';
@@ -103,6 +109,9 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
       if (column === undefined) return checked({ alias, fn: name }, column);
       if (argOrder.kind === 'constant') return { alias, fn: name, type: 'auto' };
       const { type, collation, key } = argOrder.extreme;
+      if (exactArg !== printedArg && key === undefined) {
+        return { alias, fn: name, type, collation, keyColumn: ctx.derive(wrap(name, exactArg), 'extreme_exact'), keyIsExactValue: true };
+      }
       // Partial results compared by the server's key of each (text weights, `col + 0` …), kept with the value.
       return { alias, fn: name, type, collation, ...(key ? { keyColumn: ctx.derive({ text: key(name, printedArg.text), slots: printedArg.slots }, 'extreme') } : {}) };
     }
@@ -138,6 +147,16 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
   return { problem: `${name}(${node.distinct ? 'DISTINCT …' : '…'}) over several shards` };
 }
 
+/**
+ * The column that carries a DISTINCT argument's values. A constant is not grouped by: a shard
+ * without rows still answers its one global row, where `MAX(constant)` is NULL and the bare
+ * constant would count as a value that is not there.
+ */
+function valueOf(arg: SqlNode): (sql: PrintedSql) => PrintedSql {
+  const constant = !someNode(arg, (n) => n.kind === 'column');
+  return (sql) => (constant ? wrap('MAX', sql) : sql);
+}
+
 function planGroupConcat(
   node: AggregateNode,
   alias: string,
@@ -146,7 +165,8 @@ function planGroupConcat(
   ctx: AggregateContext,
 ): AggregateSpec | { problem: string } {
   ctx.groupByValue(node.args[0]!, printedArg);
-  const valuesAlias = ctx.derive(printedArg, 'value');
+  const value = valueOf(node.args[0]!);
+  const valuesAlias = ctx.derive(value(printedArg), 'value');
   const orderBy: GroupConcatAggregate['orderBy'][number][] = [];
   for (const item of node.orderBy) {
     const printed = ctx.print(item.expr);
@@ -164,7 +184,7 @@ function planGroupConcat(
     fn: 'GROUP_CONCAT',
     valuesAlias,
     distinct: node.distinct,
-    ...(node.distinct && sameKey ? { distinctAlias: ctx.derive({ text: sameKey(printedArg.text), slots: printedArg.slots }, 'value') } : {}),
+    ...(node.distinct && sameKey ? { distinctAlias: ctx.derive(value({ text: sameKey(printedArg.text), slots: printedArg.slots }), 'value') } : {}),
     orderBy,
     ...(node.distinct ? {} : { countAlias: ctx.derive({ text: 'COUNT(*)', slots: [] }, 'count') }),
     separator: node.separator ?? ',',

@@ -64,6 +64,7 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
     having: merge.having,
     computed: merge.computed,
     cutHaving: merge.cutHaving,
+    shardHaving: merge.shardHaving,
     derivedColumns: merge.derivedColumns,
     extraGroupBy: merge.extraGroupBy,
     itemAliases: merge.itemAliases,

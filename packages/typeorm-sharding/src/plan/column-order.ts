@@ -31,6 +31,11 @@ export interface ExtremeKey {
   readonly collation: Collation;
   /** SQL of the sort key of `fn(column)` on each shard; undefined: compare the partial results themselves. */
   readonly key?: (fn: 'MIN' | 'MAX', column: string) => string;
+  /**
+   * How the result of `fn(column)` orders when that is not how MIN/MAX compare (ENUM: chosen
+   * by text, ordered by position). Undefined: as they compare.
+   */
+  readonly result?: { readonly type: SortKeyType; readonly collation: Collation; readonly key: (fn: 'MIN' | 'MAX', column: string) => string };
 }
 
 /** A column whose values the merge orders exactly as the database does. */
@@ -93,7 +98,7 @@ export function aggregateOrderOf(fn: string, arg: ColumnOrder, argText: string |
   if (fn !== 'MIN' && fn !== 'MAX') return UNTYPED_ORDER;
   if (arg.kind === 'refused') return arg;
   if (dialect === 'sqlite') return { ...UNTYPED_ORDER, extreme: arg.extreme, rule: `${fn}: SQLite storage classes, BINARY text` };
-  const { type, collation, key } = arg.extreme;
+  const { type, collation, key } = arg.extreme.result ?? arg.extreme;
   const order: OrderKey = key === undefined ? { type, collation } : argText === undefined ? UNTYPED_ORDER.order : { type, collation, key: () => key(fn, argText) };
   return { kind: 'exact', order, extreme: arg.extreme, rule: `${fn} of: ${arg.rule}` };
 }
@@ -269,8 +274,8 @@ const MYSQL_ORDERS: Readonly<Record<MysqlFamily, (facts: ColumnFacts) => ColumnO
   enum: () => ({
     kind: 'exact',
     order: { ...numericValue, key: (c) => `(${c} + 0)` },
-    extreme: { ...weights, key: (fn, c) => mysqlWeightKey(`${fn}(${c})`) },
-    rule: 'ENUM/SET: declaration position / bit mask, `col + 0`; MIN/MAX by text weights',
+    extreme: { ...weights, key: (fn, c) => mysqlWeightKey(`${fn}(${c})`), result: { ...numericValue, key: (fn, c) => `(${fn}(${c}) + 0)` } },
+    rule: 'ENUM/SET: declaration position / bit mask, `col + 0`; MIN/MAX by text weights, their result by position',
   }),
   // Buffers compare byte-wise, as BINARY/VARBINARY/BLOB do (binary strings have no pad).
   binary: () => ({ kind: 'exact', order: bytesValue, extreme: bytesValue, rule: 'bytes' }),

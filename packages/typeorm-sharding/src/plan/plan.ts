@@ -85,6 +85,8 @@ export interface SelectPlan {
   readonly listedOrder: SelectMergePlan['listedOrder'];
   /** Remove the outermost HAVING clause from scattered statements (the merge applies it). */
   readonly cutHaving: boolean;
+  /** With `cutHaving`: the HAVING terms the shards keep (they read group keys only). */
+  readonly shardHaving: PrintedSql | undefined;
   /**
    * Aggregates without GROUP BY: one row comes back even when nothing matches, so a statement
    * routed to no shard still runs once (on the default shard) to produce it.

@@ -22,7 +22,19 @@ import { aggregateOrderOf } from './column-order.js';
 import { orderingOf, type OrderingOf } from './sort-key-of.js';
 import { listedRowsOf } from './mention-order.js';
 import type { AggregateNode, ColumnNode, SelectNode, SqlNode } from './sql-node.js';
-import { containsAggregate, containsWindow, sameExpression, someNode } from './sql-tree.js';
+import { aggregatesOf, conjunctsOf, containsAggregate, containsWindow, sameExpression, someNode } from './sql-tree.js';
+
+/** Functions whose value differs from one evaluation (or one shard's statement) to the next. */
+const VOLATILE = new Set(['RAND', 'RANDOM', 'RANDOMBLOB', 'UUID', 'UUID_SHORT', 'SYS_GUID', 'SYSDATE', 'NOW', 'CURRENT_TIMESTAMP', 'LOCALTIME', 'LOCALTIMESTAMP', 'CURTIME', 'CURRENT_TIME', 'UNIX_TIMESTAMP', 'CONNECTION_ID', 'LAST_INSERT_ID', 'FOUND_ROWS', 'ROW_COUNT', 'NEXTVAL', 'LASTVAL', 'SLEEP', 'BENCHMARK', 'GET_LOCK']);
+
+/** True when `expr` has one value for every row of the statement: no column, aggregate, subquery or volatile function. */
+function isConstant(expr: SqlNode): boolean {
+  return !someNode(expr, (n) => n.kind === 'column' || n.kind === 'star' || n.kind === 'aggregate' || n.kind === 'subquery' || n.kind === 'opaque' || (n.kind === 'function' && (n.window || VOLATILE.has(n.name))));
+}
+
+function andOf(terms: readonly SqlNode[]): SqlNode {
+  return terms.reduce((left, right) => ({ kind: 'binary', op: 'AND', left, right }));
+}
 
 /** Alias prefix of columns the planner adds for the merge; they are stripped from results. */
 export const DERIVED_PREFIX = '__shard_';
@@ -48,8 +60,10 @@ export interface SelectMergePlan {
   readonly listedOrder: { readonly columns: readonly string[]; readonly rows: readonly (readonly number[])[] } | undefined;
   /** False when groups span shards: every shard sends all its groups and LIMIT applies after the merge. */
   readonly pushLimit: boolean;
-  /** The merge evaluates HAVING: the shards run without it. */
+  /** The merge evaluates HAVING: the shards run without it (or with `shardHaving` only). */
   readonly cutHaving: boolean;
+  /** The HAVING terms every shard decides alone (they read group keys only): kept on the shards, not evaluated again. */
+  readonly shardHaving: PrintedSql | undefined;
   /** SQLite: read integers as bigint so that INTEGER and REAL values stay apart (evaluation, exact sums). */
   readonly exactIntegers: boolean;
   /** Why the result cannot be merged exactly, when it cannot. */
@@ -81,12 +95,23 @@ class SelectMergeBuilder {
   private readonly computed: PlannedComputation[] = [];
   private readonly computedColumns = new Map<number, string>();
   private readonly hasStar: boolean;
+  private readonly groupsByValues: boolean;
   /** `aggregate`: groups span shards and aggregates are merged; `rows`: each shard's rows are final. */
   private mode: 'rows' | 'aggregate' = 'rows';
+  private names = 0;
+  /** The kind each derived column was made for (`derive` shares a column only within its kind). */
+  private readonly kindOf = new Map<string, string>();
 
   constructor(private readonly ctx: Context) {
     this.typer = new ExpressionTyper(ctx.select, ctx.rules, ctx.dialect);
     this.hasStar = ctx.select.items.some((i) => i.expr.kind === 'star');
+    // Decided before any aggregate is planned (see `AggregateContext.groupsByValues`): any
+    // DISTINCT aggregate but COUNT(DISTINCT shard key), or GROUP_CONCAT, may extend the shards' GROUP BY.
+    const { select } = ctx;
+    const clauses = [...select.items.map((i) => i.expr), ...(select.having ? [select.having] : []), ...select.orderBy.map((o) => o.expr)];
+    this.groupsByValues = clauses.some((c) =>
+      aggregatesOf(c).some((a) => a.name === 'GROUP_CONCAT' || (a.distinct && !(a.name === 'COUNT' && a.args.length === 1 && this.isShardKey(a.args[0]!)))),
+    );
   }
 
   build(): SelectMergePlan {
@@ -160,7 +185,8 @@ class SelectMergeBuilder {
         if (!someNode(item.expr, (n) => n.kind === 'column' || n.kind === 'aggregate' || n.kind === 'star')) this.compute(item.expr, this.itemColumn(index));
       });
     }
-    const having = select.having ? this.compiled(select.having, 'HAVING') : undefined;
+    const { onShards, afterMerge } = this.splitHaving(select.having);
+    const having = afterMerge ? this.compiled(afterMerge, 'HAVING') : undefined;
     const orderBy = this.sortKeys((index) => this.itemColumn(index));
     const columns = groupBy.length === 0 ? { columns: select.items.map((_, i) => this.itemColumn(i)) } : {};
     const merge: MergeSpec = {
@@ -172,7 +198,55 @@ class SelectMergeBuilder {
       ...(select.distinct ? { distinct: { columns: select.items.map((item, index) => this.groupKey(item.expr, index)) } } : {}),
       ...(this.hidden.length > 0 ? { strip: [...this.hidden] } : {}),
     } as MergeSpec;
-    return this.result(merge, { pushLimit: false, cutHaving: select.having !== undefined, having, exactIntegers: dialect === 'sqlite' });
+    return this.result(merge, { pushLimit: false, cutHaving: select.having !== undefined, shardHaving: onShards, having, exactIntegers: dialect === 'sqlite' });
+  }
+
+  /**
+   * HAVING terms that read group keys only (`HAVING yr > 2000` under `GROUP BY yr`) have the
+   * same value on every shard's part of a group: they stay on the shards, where the server
+   * applies its own conversions (MariaDB reads `yr > 2.5` of a YEAR as `yr > 2003`), and
+   * fewer groups travel. The other terms are evaluated on whole groups after the merge.
+   */
+  private splitHaving(having: SqlNode | undefined): { onShards: PrintedSql | undefined; afterMerge: SqlNode | undefined } {
+    const terms = conjunctsOf(having);
+    const keys = this.ctx.select.groupBy.map((g) => this.itemExpr(g));
+    const local = terms.filter((t) => this.decidedByGroupKeys(t, keys));
+    const printed = local.length > 0 ? this.print(andOf(local)) : undefined;
+    if (!printed) return { onShards: undefined, afterMerge: having };
+    const rest = terms.filter((t) => !local.includes(t));
+    return { onShards: printed, afterMerge: rest.length > 0 ? andOf(rest) : undefined };
+  }
+
+  /** True when `term` is a function of group keys whose equal values are identical (numbers, dates, SQLite BINARY text). */
+  private decidedByGroupKeys(term: SqlNode, keys: readonly SqlNode[]): boolean {
+    if (containsAggregate(term)) return false;
+    if (someNode(term, (n) => n.kind === 'subquery' || n.kind === 'opaque' || n.kind === 'in-list' || n.kind === 'star' || (n.kind === 'function' && (n.window || VOLATILE.has(n.name))))) return false;
+    const columns: ColumnNode[] = [];
+    someNode(term, (n) => {
+      if (n.kind === 'column') columns.push(n);
+      return false;
+    });
+    return columns.every((column) => {
+      // A bare name may be a select alias or a column: both readings must be group keys.
+      const readings: SqlNode[] = [column];
+      if (column.table === undefined) {
+        const aliased = this.ctx.select.items.find((i) => i.alias !== undefined && i.alias.toLowerCase() === column.column.toLowerCase());
+        if (aliased) readings.push(aliased.expr);
+      }
+      return readings.every((r) => keys.some((k) => sameExpression(k, r)) && this.identicalWhenEqual(r));
+    });
+  }
+
+  /** Equal values of `expr` are the same value (no case-insensitive text, no 1 = 1.0 of different forms). */
+  private identicalWhenEqual(expr: SqlNode): boolean {
+    const type = this.typer.typeOf(expr);
+    if (type.kind === 'number') return type.class !== 'real' && type.inexact !== true;
+    if (type.kind === 'temporal') return true;
+    if (type.kind === 'text' && this.ctx.dialect === 'sqlite') {
+      const ordering = orderingOf(type, 'sqlite', 'a group key');
+      return ordering.kind === 'exact' && ordering.order.collation === 'binary';
+    }
+    return false;
   }
 
   // --- result columns ---------------------------------------------------------------------
@@ -228,12 +302,18 @@ class SelectMergeBuilder {
    * group or sort key column of the same text must survive it.
    */
   private derive(sql: PrintedSql, kind: string): string {
-    const existing = this.derived.find((d) => d.expression === sql.text && d.alias.startsWith(`${DERIVED_PREFIX}${kind}_`));
+    const existing = this.derived.find((d) => d.expression === sql.text && this.kindOf.get(d.alias) === kind);
     if (existing) return existing.alias;
-    const alias = `${DERIVED_PREFIX}${kind}_${this.derived.length}`;
+    const alias = this.freshName(kind);
+    this.kindOf.set(alias, kind);
     this.derived.push({ expression: sql.text, alias, slots: sql.slots });
     this.hidden.push(alias);
     return alias;
+  }
+
+  /** A column name of its own (`__shard_<kind>_<n>`, n counted over every name the plan makes). */
+  private freshName(kind: string): string {
+    return `${DERIVED_PREFIX}${kind}_${this.names++}`;
   }
 
   private print(node: SqlNode): PrintedSql | undefined {
@@ -286,7 +366,7 @@ class SelectMergeBuilder {
     // select list (when it can be written there) so that its partial results come back.
     const printed = index >= 0 ? undefined : this.print(node);
     const present = index >= 0 || printed !== undefined;
-    const column = index >= 0 ? this.itemColumn(index) : printed ? this.derive(printed, 'agg') : `${DERIVED_PREFIX}agg_${this.aggregateColumns.length}`;
+    const column = index >= 0 ? this.itemColumn(index) : printed ? this.derive(printed, 'agg') : this.freshName('agg');
     const spec = planAggregate(node, column, present, {
       dialect: this.ctx.dialect,
       typer: this.typer,
@@ -297,12 +377,14 @@ class SelectMergeBuilder {
         if (!this.extraGroupBy.some((g) => g.text === sql.text)) this.extraGroupBy.push(sql);
       },
       isShardKey: (n) => this.isShardKey(n),
+      groupsByValues: this.groupsByValues,
     });
     if ('problem' in spec) throw new Refused(spec.problem);
     if (!present && !this.hidden.includes(column)) this.hidden.push(column);
     this.aggregates.push(spec);
     // A sum kept at full precision beside its shown value: expressions and ORDER BY read the full one, as the server does.
-    const valueColumn = spec.fn === 'SUM' && spec.exactAlias !== undefined ? spec.exactAlias : column;
+    const valueColumn =
+      spec.fn === 'SUM' && spec.exactAlias !== undefined ? spec.exactAlias : (spec.fn === 'MIN' || spec.fn === 'MAX') && spec.keyIsExactValue && spec.keyColumn ? spec.keyColumn : column;
     const entry = { node, column: valueColumn, type: this.typer.typeOf(node), item: index >= 0 ? index : undefined };
     this.aggregateColumns.push(entry);
     return entry;
@@ -344,6 +426,8 @@ class SelectMergeBuilder {
     for (const item of select.orderBy) {
       const index = this.itemIndexOf(item.expr, true);
       const expr = index === undefined ? item.expr : select.items[index]!.expr;
+      // The same value on every row (`ORDER BY (0.5 + 0)`, a pulled-out subquery's value) orders nothing.
+      if (isConstant(expr)) continue;
       const ordering = this.orderingOfExpr(expr, 'this ORDER BY key');
       if (ordering.kind === 'constant') continue;
       if (ordering.kind === 'refused') throw new Refused(ordering.reason);
@@ -355,7 +439,7 @@ class SelectMergeBuilder {
         const column = this.aggregatedSortColumn(expr, index);
         if (key === undefined) keys.push({ column, direction, type, collation, ...nulls });
         else {
-          const kept = expr.kind === 'aggregate' ? this.keyOf(column) : undefined;
+          const kept = expr.kind === 'aggregate' ? this.resultKeyOf(column, expr, key) : undefined;
           if (kept === undefined) throw new Refused('ORDER BY an expression over aggregates that the server orders by its own key (text, dates): it cannot be computed after the merge');
           keys.push({ column: kept, direction, type, collation, ...nulls });
         }
@@ -382,16 +466,27 @@ class SelectMergeBuilder {
   private aggregatedSortColumn(expr: SqlNode, index: number | undefined): string {
     if (expr.kind === 'aggregate') return this.aggregateColumn(expr, index).column;
     if (index !== undefined) return this.itemColumn(index);
-    const column = `${DERIVED_PREFIX}sort_${this.hidden.length}`;
+    const column = this.freshName('sort');
     this.hidden.push(column);
     this.compute(expr, column);
     return column;
   }
 
-  /** The key column a merged MIN/MAX keeps beside its value. */
-  private keyOf(column: string): string | undefined {
-    const spec = this.aggregates.find((a) => a.alias === column);
-    return spec && (spec.fn === 'MIN' || spec.fn === 'MAX') ? spec.keyColumn : undefined;
+  /**
+   * The column holding the server's ORDER BY key of a merged MIN/MAX: the key it was chosen
+   * by, or (ENUM: chosen by text, ordered by position) a key taken from the winning shard's row.
+   */
+  private resultKeyOf(column: string, aggregate: AggregateNode, key: (sql: string) => string): string | undefined {
+    const at = this.aggregates.findIndex((a) => a.alias === column);
+    const spec = this.aggregates[at];
+    if (!spec || (spec.fn !== 'MIN' && spec.fn !== 'MAX') || spec.keyColumn === undefined) return undefined;
+    const printed = this.print(aggregate);
+    if (!printed) return undefined;
+    const text = key(printed.text);
+    if (this.derived.find((d) => d.alias === spec.keyColumn)?.expression === text) return spec.keyColumn;
+    const companion = this.derive({ text, slots: printed.slots }, 'result_key');
+    if (!spec.companions?.includes(companion)) this.aggregates[at] = { ...spec, companions: [...(spec.companions ?? []), companion] };
+    return companion;
   }
 
   private result(merge: MergeSpec, fields: Partial<SelectMergePlan>): SelectMergePlan {
@@ -405,6 +500,7 @@ class SelectMergeBuilder {
       listedOrder: undefined,
       pushLimit: true,
       cutHaving: false,
+      shardHaving: undefined,
       exactIntegers: false,
       unmergeable: undefined,
       ...fields,

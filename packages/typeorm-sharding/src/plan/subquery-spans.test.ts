@@ -37,12 +37,22 @@ const CASES: readonly SpanCase[] = [
     sql: 'INSERT INTO t (a, b) VALUES ((SELECT MAX(x) FROM u), COALESCE((SELECT ? FROM v), 0))',
     spans: ['(SELECT MAX(x) FROM u)|0-0|item', '(SELECT ? FROM v)|0-1|item'],
   },
+  {
+    name: 'ORDER BY / GROUP BY lists, not their neighbours nor a window inside parentheses',
+    sql: 'SELECT (SELECT 1) FROM t GROUP BY a, (SELECT 2) HAVING (SELECT 3) > 0 ORDER BY (SELECT 4) DESC, b - (SELECT 5) LIMIT 1',
+    spans: ['(SELECT 1)|0-0|', '(SELECT 2)|0-0|by', '(SELECT 3)|0-0|', '(SELECT 4)|0-0|by', '(SELECT 5)|0-0|by'],
+  },
+  {
+    name: 'a subquery inside parentheses of an ORDER BY item is not itself in a BY list',
+    sql: 'SELECT a FROM t ORDER BY COALESCE((SELECT 1), 0), (SELECT b FROM u ORDER BY (SELECT 2))',
+    spans: ['(SELECT 1)|0-0|item', '(SELECT b FROM u ORDER BY (SELECT 2))|0-0|by', '(SELECT 2)|0-0|by'],
+  },
 ];
 
 describe('subquerySpans', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     const spans = subquerySpans(c.sql, c.dialect ?? 'sqlite').map((s) => {
-      const flags = [s.afterIn ? 'in' : '', s.wholeItem ? 'item' : ''].filter(Boolean).join(',');
+      const flags = [s.afterIn ? 'in' : '', s.wholeItem ? 'item' : '', s.inByList ? 'by' : ''].filter(Boolean).join(',');
       return `${c.sql.slice(s.open, s.close + 1)}|${s.firstParameter}-${s.endParameter}|${flags}`;
     });
     expect(spans).toEqual(c.spans);

@@ -19,6 +19,8 @@ export interface RewriteContext {
   readonly dropLimit: boolean;
   /** Remove the outer HAVING: groups span shards and the merge evaluates it on whole groups. */
   readonly cutHaving: boolean;
+  /** With `cutHaving`: the HAVING the shards keep instead (terms over group keys only). */
+  readonly shardHaving?: PrintedSql | undefined;
   readonly derivedColumns: readonly DerivedColumn[];
   /** Expressions appended to the GROUP BY (the merge needs the values of DISTINCT aggregates). */
   readonly extraGroupBy: readonly PrintedSql[];
@@ -104,9 +106,15 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
       insert(clauses.groupByEnd, clauses.groupBy ? `, ${list}` : ` GROUP BY ${list}`, values);
     }
     if (ctx.cutHaving && clauses.having >= 0) {
-      edits.push({ start: clauses.having, end: clauses.havingEnd, text: '' });
-      // Values inside HAVING go with it.
+      // Values inside HAVING go with it; those of the kept terms come back with them.
       for (const slot of p.slots) if (slot.start >= clauses.having && slot.end <= clauses.havingEnd && slot.paramIndex !== undefined) dropped.add(slot.paramIndex);
+      const values: unknown[] = [];
+      const kept = ctx.shardHaving ? `HAVING ${withSlots(ctx.shardHaving.text, ctx, values)} ` : '';
+      edits.push({ start: clauses.having, end: clauses.havingEnd, text: kept });
+      if (values.length > 0) {
+        const position = parametersBefore(p, clauses.having);
+        insertions.set(position, [...(insertions.get(position) ?? []), ...values]);
+      }
     }
   }
 

@@ -4,7 +4,7 @@ import type { Row } from '../row.js';
 import type { ScalarExpression } from './expression.js';
 import { MYSQL_SEMANTICS } from './mysql-semantics.js';
 import { combineTypes, type Semantics, type StaticType } from './semantics.js';
-import type { SqlValue, Truth } from './sql-value.js';
+import { dec, int, real, type SqlValue, type Truth } from './sql-value.js';
 import { SQLITE_SEMANTICS } from './sqlite-semantics.js';
 
 /** An expression ready to run on merged rows with one statement's values. */
@@ -204,6 +204,23 @@ function compileCall(name: string, argExprs: readonly ScalarExpression[], s: Sem
   }
 }
 
+const UNKNOWN: StaticType = { c: 'null', scale: 0 };
+const ARITHMETIC = new Set(['+', '-', '*', '/', '%', 'MOD', 'DIV']);
+
+/** A value of static type `t` that no operator turns into NULL or an error (1 of its class). */
+function standIn(t: StaticType): SqlValue | undefined {
+  switch (t.c) {
+    case 'int':
+      return int(1n);
+    case 'dec':
+      return dec({ unscaled: 10n ** BigInt(t.scale), scale: t.scale }, t.scale);
+    case 'real':
+      return real(1);
+    default:
+      return undefined;
+  }
+}
+
 /**
  * The combined static type of the branches of `CASE` / `COALESCE` / `IF`, per statement (a
  * `?` parameter's type depends on its value): MySQL types the whole expression from all of
@@ -228,8 +245,28 @@ function staticTypeOf(branches: readonly ScalarExpression[], s: Semantics): (slo
         return probe(e, slots);
     }
   };
-  // Other expressions: their type is the type of their value on a row of NULLs … which is unknown; evaluate lazily instead.
-  const probe = (_e: ScalarExpression, _slots: readonly ValueSlot[]): StaticType => ({ c: 'null', scale: 0 });
+  // An operator or function: its type is that of its value on stand-ins of its arguments' types
+  // (1, 1.00, 1e0 …), computed by the dialect's own rules (`1 / 1` is a DECIMAL of scale 4 on
+  // MySQL, `1.5 * 1.25` of scale 3). Literals stand for themselves (ROUND's digits).
+  const probe = (e: Extract<ScalarExpression, { kind: 'operator' | 'call' }>, slots: readonly ValueSlot[]): StaticType => {
+    const args = e.args.map((a): SqlValue | undefined => {
+      if (a.kind === 'constant') return s.fromConstant(a);
+      if (a.kind === 'slot') return slots[a.slot] ? s.fromSlot(slots[a.slot]!) : undefined;
+      return standIn(leafType(a, slots));
+    });
+    if (args.some((a) => a === undefined)) return UNKNOWN;
+    const values = args as SqlValue[];
+    try {
+      if (e.kind === 'call') {
+        const result = s.call(e.name, values, values);
+        return result === undefined ? UNKNOWN : s.staticOf(result);
+      }
+      if (ARITHMETIC.has(e.op)) return s.staticOf(s.arithmetic(e.op, values[0]!, values[1]));
+      return UNKNOWN;
+    } catch {
+      return UNKNOWN;
+    }
+  };
   let cachedSlots: readonly ValueSlot[] | undefined;
   let cached: StaticType = { c: 'null', scale: 0 };
   return (slots) => {

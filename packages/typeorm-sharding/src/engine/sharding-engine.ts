@@ -2,13 +2,14 @@ import type PQueue from 'p-queue';
 import type { QueryResult } from 'typeorm';
 import type { PhysicalQueryEvent } from '../data-source/options.js';
 import type { PhysicalQueryLog } from '../log/physical-query-log.js';
-import { UnsupportedShardingError } from '../errors/index.js';
+import { ShardingInternalError, UnsupportedShardingError } from '../errors/index.js';
 import { executeStatements, type ExecutorSettings } from '../execute/executor.js';
 import { streamStatements } from '../execute/stream-statements.js';
 import type { ShardTarget } from '../execute/shard-target.js';
 import { buildMerge, collectRows, type MergeSpec, type Row } from '../merge/index.js';
 import { ParameterizeCache, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
+import type { CompoundPlan } from '../plan/compound-plan.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
 import type { Plan, SelectPlan, WhereExistsPlan, WritePlan } from '../plan/plan.js';
 import { rewriteUnit } from '../rewrite/rewrite-select.js';
@@ -25,6 +26,7 @@ import { bindMerge } from './bind-merge.js';
 import { copiesResult, type CopiesStatement } from './copies-result.js';
 import { asLogicalError, withLogicalErrors } from './logical-error.js';
 import { rowsResult, writesResult } from './query-result.js';
+import { explainCompound, runCompound, type CompoundHost } from './run-compound.js';
 
 /** Resolved settings of the engine. */
 export interface EngineSettings extends RouteSettings {
@@ -55,7 +57,8 @@ type Work =
   | { readonly kind: 'session'; readonly plan: Extract<Plan, { kind: 'session' }> }
   | { readonly kind: 'rows'; readonly statements: readonly PhysicalStatement[]; readonly merge: MergeSpec | undefined; readonly plan?: SelectPlan }
   | { readonly kind: 'writes'; readonly statements: readonly PhysicalStatement[]; readonly sequential: boolean; readonly copies?: CopiesStatement }
-  | { readonly kind: 'where-exists'; readonly plan: WhereExistsPlan; readonly statement: PhysicalStatement };
+  | { readonly kind: 'where-exists'; readonly plan: WhereExistsPlan; readonly statement: PhysicalStatement }
+  | { readonly kind: 'compound'; readonly plan: CompoundPlan; readonly p: ParameterizedSql };
 
 /**
  * The pipeline of DESIGN.md §2 wired together: parameterize → plan cache → route → rewrite →
@@ -66,6 +69,8 @@ export class ShardingEngine {
   private readonly plans: PlanCache;
   private readonly texts: ParameterizeCache;
   private readonly executor: ExecutorSettings;
+  /** UNION / EXCEPT / INTERSECT: each SELECT is planned as a logical statement of its own (see run-compound.ts). */
+  private readonly compound: CompoundHost;
 
   constructor(
     readonly rules: ShardingRules,
@@ -76,6 +81,15 @@ export class ShardingEngine {
     this.plans = new PlanCache(settings.planCacheSize);
     this.texts = new ParameterizeCache(dialect);
     this.executor = { concurrency: settings.concurrency, globalQueue: settings.globalQueue, onPhysicalQuery: settings.onPhysicalQuery, logPhysical: settings.logPhysical };
+    this.compound = {
+      dialect,
+      branch: (sql, parameters) => {
+        const work = this.plan(sql, parameters);
+        if (work.kind !== 'rows') throw new ShardingInternalError(`a SELECT of a compound was planned as ${work.kind}`, { sql });
+        return work;
+      },
+      execute: (statements, session) => executeStatements(statements, this.targets, session, this.executor),
+    };
   }
 
   /** Plan-cache counters. */
@@ -101,6 +115,7 @@ export class ShardingEngine {
       await session.control({ sql, parameters: parameters ?? [] }, work.plan.control);
       return rowsResult([]);
     }
+    if (work.kind === 'compound') return runCompound(work.plan, work.p, this.compound, session);
     if (work.kind === 'where-exists') {
       return writesResult(await this.runSequentially(await this.shardsHolding(work, session), session), this.dialect);
     }
@@ -151,6 +166,7 @@ export class ShardingEngine {
     if (planned.kind === 'session') return [];
     // Which shards hold the object is known only at run time: every shard is a candidate.
     if (planned.kind === 'where-exists') return this.targets.map((t) => ({ shard: t.name, sql, parameters }));
+    if (planned.kind === 'compound') return explainCompound(planned.plan, planned.p, this.compound).map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters }));
     const work = planned.kind === 'rows' ? this.combined(planned) : planned;
     return work.statements.map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters }));
   }
@@ -168,6 +184,8 @@ export class ShardingEngine {
         return { kind: 'writes', statements: this.targets.map((t) => same(t.index)), sequential: true, copies: plan.result === 'sum' ? undefined : { verb: p.verb, sql, check: plan.result === 'copies' } };
       case 'where-exists':
         return { kind: 'where-exists', plan, statement: same(0) };
+      case 'compound':
+        return { kind: 'compound', plan, p };
       case 'insert': {
         const rule = this.rules.ruleOf(plan.table)!;
         const rows = insertRowsOf(p, this.dialect);

@@ -48,3 +48,4 @@ export { createCompute, type ComputeOperator } from './compute.js';
 export { buildMerge, type MergePipeline } from './build-merge.js';
 export { explainTree } from './explain.js';
 export { collectRows } from './collect-rows.js';
+export { combineBranches, setOperation, type SetOperation, type SetPrecedence } from './set-operations.js';

@@ -9,6 +9,7 @@ import type { CompiledExpression } from '../merge/evaluate/compile.js';
 import type { PrintedSql } from './print-sql.js';
 import type { PlannedComputation } from './select-merge.js';
 import type { SchemaObjectKind } from './ddl-target.js';
+import type { CompoundPlan } from './compound-plan.js';
 
 /** Where a table's rows live. */
 export type TableDistribution = 'sharded' | 'broadcast' | 'unsharded';
@@ -159,4 +160,4 @@ export interface SessionPlan {
 }
 
 /** Everything the planner can decide. Each stage handles every kind (see `route`). */
-export type Plan = SelectPlan | InsertPlan | WritePlan | DefaultShardPlan | AllShardsPlan | WhereExistsPlan | SessionPlan;
+export type Plan = SelectPlan | InsertPlan | WritePlan | DefaultShardPlan | AllShardsPlan | WhereExistsPlan | SessionPlan | CompoundPlan;

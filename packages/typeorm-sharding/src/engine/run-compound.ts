@@ -1,0 +1,216 @@
+/**
+ * Runs a compound SELECT (`plan/compound-plan.ts`): each SELECT as a logical statement of its
+ * own through the engine (routed, pruned and merged on its own), then the branches' rows
+ * combined as one database would: the set operators, the compound's ORDER BY, its LIMIT, and
+ * the first SELECT's column names.
+ *
+ * Every branch names its items alike (an alias where the user wrote none), and on MySQL selects
+ * a key per compared column that the server computes (text weights under the column's
+ * collation, exact dates), so that duplicates and order are decided by the database's rules.
+ */
+import type { QueryResult } from 'typeorm';
+import { ShardingInternalError, UnsupportedShardingError } from '../errors/index.js';
+import { buildMerge, canonicalRowKey, collectRows, combineBranches, createRowComparator, type Collation, type GroupKey, type MergeSpec, type Row, type SortKey } from '../merge/index.js';
+import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
+import { COMPOUND_COLUMN_PREFIX } from '../plan/analyze-compound.js';
+import { resolveCompoundColumns, type ResolvedColumn } from '../plan/compound-columns.js';
+import { selectItemsOf } from '../plan/compound-items.js';
+import type { CompoundBranch, CompoundPlan } from '../plan/compound-plan.js';
+import { branchStatement, splitCompound, type CompoundText } from '../plan/compound-text.js';
+import { quoteIdentifier } from '../plan/print-sql.js';
+import { expressionItemName } from '../plan/select-item-names.js';
+import { appendSelectColumns, type AddedColumn } from '../rewrite/append-select-columns.js';
+import type { PhysicalStatement } from '../rewrite/physical-statement.js';
+import type { ShardSession } from '../session/shard-session.js';
+import { rowsResult } from './query-result.js';
+
+/** The physical work of one SELECT run as a logical statement of its own. */
+export interface BranchWork {
+  readonly statements: readonly PhysicalStatement[];
+  /** How its statements' rows are merged; defined whenever there are several. */
+  readonly merge: MergeSpec | undefined;
+}
+
+/** What the compound needs from the engine. */
+export interface CompoundHost {
+  readonly dialect: SqlDialect;
+  /** Plans one SELECT as a logical statement (plan cache, route, rewrite) without running it. */
+  branch(sql: string, parameters: readonly unknown[]): BranchWork;
+  /** Runs physical statements on the session's connections (a transaction's, when one is open). */
+  execute(statements: readonly PhysicalStatement[], session: ShardSession): Promise<QueryResult[]>;
+}
+
+/** Alias of the comparison key of result column i in a branch's physical statements. */
+const KEY_PREFIX = '__shard_union_key_';
+
+interface PreparedBranch {
+  readonly statements: readonly PhysicalStatement[];
+  readonly merge: MergeSpec | undefined;
+  readonly names: readonly string[];
+}
+
+type CompoundWork =
+  /** Every SELECT reaches the same single shard as it is: the whole compound runs there. */
+  | { readonly kind: 'one-shard'; readonly statement: PhysicalStatement }
+  | { readonly kind: 'branches'; readonly text: CompoundText; readonly branches: readonly PreparedBranch[]; readonly columns: readonly ResolvedColumn[]; readonly keyed: readonly boolean[] };
+
+/** Runs the compound statement `p` planned as `plan`. */
+export async function runCompound(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost, session: ShardSession): Promise<QueryResult> {
+  const work = prepare(plan, p, host);
+  if (work.kind === 'one-shard') return (await host.execute([work.statement], session))[0]!;
+  const results = await host.execute(work.branches.flatMap((b) => b.statements), session);
+  let next = 0;
+  const rows: Row[][] = [];
+  for (const branch of work.branches) {
+    const own = results.slice(next, (next += branch.statements.length)).map((r) => (r.records ?? []) as Row[]);
+    const merged = own.length === 0 ? [] : own.length === 1 ? own[0]! : await collectRows(buildMerge(branch.merge!, own.map(arrayStream)));
+    rows.push(merged.map((row) => positional(row, branch.names, work.keyed)));
+  }
+  return rowsResult(combine(plan, p, work, rows, host.dialect));
+}
+
+/** The physical statements the compound would run, without running them. */
+export function explainCompound(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost): PhysicalStatement[] {
+  const work = prepare(plan, p, host);
+  return work.kind === 'one-shard' ? [work.statement] : work.branches.flatMap((b) => b.statements);
+}
+
+function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost): CompoundWork {
+  const { dialect } = host;
+  const text = splitCompound(p.sql, dialect);
+  if (!text || text.problem !== undefined || text.branches.length !== plan.branches.length) {
+    throw new ShardingInternalError('a compound SELECT no longer splits as it was planned', { stage: 'route', sql: p.sql });
+  }
+  const branches = plan.branches.map((branch, b) => {
+    const named = nameItems(branchStatement(p.sql, p.parameters, text.branches[b]!), branch, dialect);
+    return { branch, named, work: host.branch(named.sql, named.parameters) };
+  });
+  // Provably exact as it is: every SELECT runs unchanged on one and the same shard.
+  const shards = new Set(branches.map(({ named, work }) => (work.statements.length === 1 && work.statements[0]!.sql === named.sql ? work.statements[0]!.shard : -1)));
+  if (shards.size === 1 && !shards.has(-1)) return { kind: 'one-shard', statement: { shard: [...shards][0]!, sql: p.sql, parameters: p.parameters } };
+
+  const columns = resolveCompoundColumns(plan, p, dialect);
+  const removesDuplicates = plan.operators.some((o) => o.op !== 'UNION' || !o.all);
+  const compared = columns.map((_, i) => removesDuplicates || plan.orderBy.some((o) => o.position === i));
+  columns.forEach((column, i) => {
+    if (compared[i] && column.problem !== undefined) {
+      throw new UnsupportedShardingError(
+        `Column ${i + 1} of this compound SELECT cannot be compared across shards the way the database compares it: ${column.problem}. ` +
+          'Use UNION ALL without ordering by it, or keep the compound on one shard.',
+        { sql: p.sql, stage: 'merge' },
+      );
+    }
+  });
+  const keyed = columns.map((column, i) => compared[i]! && column.comparison?.key !== undefined);
+  const prepared = branches.map(({ branch, named, work }, b): PreparedBranch => {
+    const keys = keyColumns(named, columns, keyed, dialect);
+    const grouped = work.statements.length > 1 && (work.merge?.aggregates !== undefined || work.merge?.groupBy !== undefined);
+    const aggregate = keyed.findIndex((k, i) => k && grouped && columns[i]!.aggregates[b]);
+    if (aggregate >= 0) {
+      throw new UnsupportedShardingError(
+        `Column ${aggregate + 1} of SELECT ${b + 1} is an aggregate that reaches several shards, and the compound compares it by a key the database computes from the final value (text weights, exact dates). ` +
+          'Use UNION ALL without ordering by it, or add a shard-key condition so that SELECT reaches one shard.',
+        { sql: p.sql, stage: 'merge' },
+      );
+    }
+    return { statements: work.statements.map((s) => appendSelectColumns(s, keys, dialect)), merge: work.merge, names: branch.names };
+  });
+  return { kind: 'branches', text, branches: prepared, columns, keyed };
+}
+
+/** The branch with an alias on every item written without one (`__shard_c<i>`), so that every branch's rows name its columns alike. */
+function nameItems(statement: { sql: string; parameters: unknown[] }, branch: CompoundBranch, dialect: SqlDialect): { sql: string; parameters: unknown[] } {
+  if (branch.unaliased.length === 0) return statement;
+  const aliased = branch.names.map((_, i) => !branch.unaliased.includes(i));
+  const items = selectItemsOf(statement.sql, statement.parameters, dialect, aliased);
+  let sql = statement.sql;
+  // From the last item back, so that earlier offsets stay valid.
+  for (const i of [...branch.unaliased].reverse()) {
+    const end = items[i]!.end;
+    sql = `${sql.slice(0, end)} AS ${quoteIdentifier(`${COMPOUND_COLUMN_PREFIX}${i}`, dialect)}${sql.slice(end)}`;
+  }
+  return { sql, parameters: statement.parameters };
+}
+
+/** The key columns a branch selects for the compared columns that need one: the key SQL over the item's own expression text. */
+function keyColumns(named: { sql: string; parameters: unknown[] }, columns: readonly ResolvedColumn[], keyed: readonly boolean[], dialect: SqlDialect): AddedColumn[] {
+  if (!keyed.includes(true)) return [];
+  const items = selectItemsOf(named.sql, named.parameters, dialect, keyed.map(() => true));
+  return columns.flatMap((column, i) => {
+    if (!keyed[i]) return [];
+    const item = items[i]!;
+    const expression = named.sql.slice(item.start, item.expressionEnd);
+    const values = named.parameters.slice(item.firstParameter, item.firstParameter + item.parameterCount);
+    // The key may repeat the expression: each copy brings its own `?` values.
+    const parts = column.comparison!.key!('\u0001').split('\u0001');
+    return [{ sql: parts.join(expression), parameters: parts.slice(1).flatMap(() => values), alias: `${KEY_PREFIX}${i}` }];
+  });
+}
+
+/** A branch's row by position: `c<i>` the value of column i, `k<i>` its comparison key. */
+function positional(row: Row, names: readonly string[], keyed: readonly boolean[]): Row {
+  const out: Row = {};
+  names.forEach((name, i) => {
+    if (!(name in row)) throw new ShardingInternalError(`column ${JSON.stringify(name)} is missing from a compound branch's rows`, { stage: 'merge' });
+    out[`c${i}`] = row[name];
+    if (keyed[i]) out[`k${i}`] = row[`${KEY_PREFIX}${i}`];
+  });
+  return out;
+}
+
+/** The branches' rows combined, ordered, paged and named as the database returns the compound. */
+function combine(plan: CompoundPlan, p: ParameterizedSql, work: Extract<CompoundWork, { kind: 'branches' }>, branches: readonly Row[][], dialect: SqlDialect): Row[] {
+  const { columns, keyed } = work;
+  const column = (i: number) => (keyed[i] ? `k${i}` : `c${i}`);
+  // SQLite compares under the first collation among the branches combined so far; MySQL's are checked to agree.
+  const collationAt = (i: number, lastBranch: number): Collation | undefined =>
+    dialect === 'sqlite' ? (columns[i]!.comparison?.collations.slice(0, lastBranch + 1).find((c) => c !== undefined) ?? 'binary') : undefined;
+  const keysAt = (operator: number): GroupKey[] => columns.map((_, i) => ({ column: column(i), collation: collationAt(i, operator + 1) ?? 'binary' }));
+  const combined = combineBranches(branches, plan.operators, dialect === 'mysql' ? 'intersect-first' : 'left-to-right', (operator) => {
+    const keys = keysAt(operator);
+    return (row) => canonicalRowKey(row, keys);
+  });
+  if (plan.orderBy.length > 0) {
+    const sortKeys: SortKey[] = plan.orderBy.map(({ position, direction }) => ({
+      column: column(position),
+      direction,
+      type: columns[position]!.comparison!.type,
+      ...(dialect === 'sqlite' ? { collation: collationAt(position, plan.branches.length - 1)! } : {}),
+    }));
+    combined.sort(createRowComparator(sortKeys));
+  }
+  const names = resultNames(plan, p, work.text, dialect);
+  return page(combined, plan, p).map((row) => {
+    const out: Row = {};
+    names.forEach((name, i) => (out[name] = row[`c${i}`]));
+    return out;
+  });
+}
+
+function page(rows: Row[], plan: CompoundPlan, p: ParameterizedSql): Row[] {
+  if (!plan.limit) return rows;
+  const count = Number(p.slots[plan.limit.countSlot]!.value);
+  const offset = plan.limit.offsetSlot === undefined ? 0 : Number(p.slots[plan.limit.offsetSlot]!.value);
+  // SQLite's `LIMIT -1` is "no limit".
+  return rows.slice(offset, count < 0 ? undefined : offset + count);
+}
+
+/** The first SELECT's column names; an unaliased expression is named by its text in this statement. */
+function resultNames(plan: CompoundPlan, p: ParameterizedSql, text: CompoundText, dialect: SqlDialect): string[] {
+  if (plan.names.every((n) => n !== undefined)) return plan.names as string[];
+  const first = branchStatement(p.sql, p.parameters, text.branches[0]!);
+  const own = plan.branches[0]!;
+  const items = selectItemsOf(first.sql, first.parameters, dialect, own.names.map((_, i) => !own.unaliased.includes(i)));
+  return plan.names.map((name, i) => {
+    if (name !== undefined) return name;
+    const written = expressionItemName(first.sql.slice(items[i]!.start, items[i]!.end), dialect);
+    if (written === undefined) {
+      throw new UnsupportedShardingError(`Column ${i + 1} of the first SELECT of this compound has no alias and its result name cannot be known across shards (it holds a parameter); give it an alias with AS.`, { sql: p.sql, stage: 'merge' });
+    }
+    return written;
+  });
+}
+
+async function* arrayStream(rows: readonly Row[]): AsyncIterable<Row> {
+  yield* rows;
+}

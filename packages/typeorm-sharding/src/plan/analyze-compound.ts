@@ -6,13 +6,13 @@
 import { UnsupportedShardingError } from '../errors/index.js';
 import { parameterize, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
-import { branchColumnOf, resolveCompoundColumns } from './compound-columns.js';
-import type { CompoundBranch, CompoundOrderKey, CompoundPlan } from './compound-plan.js';
+import { branchColumnOf } from './compound-columns.js';
+import type { CompoundBranch, CompoundOrderKey } from './compound-plan.js';
 import { branchStatement, splitCompound, type CompoundText } from './compound-text.js';
 import { parseStatement, type ParserSyntaxError } from './from-parser.js';
 import type { LimitPlan, Plan } from './plan.js';
 import { resolveColumn } from './resolve-column.js';
-import type { SelectNode } from './sql-node.js';
+import type { ColumnNode, SelectNode } from './sql-node.js';
 
 /** Alias the compound gives an item written without one, so that every branch's rows name it alike. */
 export const COMPOUND_COLUMN_PREFIX = '__shard_c';
@@ -62,13 +62,15 @@ export function analyzeCompound(p: ParameterizedSql, rules: ShardingRules, diale
   const names = first.items.map((item, i): string | undefined => {
     if (item.alias !== undefined) return item.alias;
     if (item.expr.kind !== 'column') return undefined;
-    // MySQL names a column as written; SQLite by the column's declared name.
+    // MySQL names a column as written, SQLite by its declared name.
     if (dialect === 'mysql') return item.expr.column;
-    const column = resolveColumn(item.expr, first, rules);
-    if (!column) throw refuse(`column ${i + 1} of SELECT 1 has no alias and its result name cannot be known; give it an alias with AS`);
-    return column.databaseName;
+    const name = sqliteColumnName(item.expr, first, rules);
+    if (name === undefined) throw refuse(`column ${i + 1} of SELECT 1 has no alias and its result name cannot be known; give it an alias with AS`);
+    return name;
   });
-  const plan: CompoundPlan = {
+  // Whether the branches agree on each column's type is checked per statement, and only when
+  // they do not all reach one shard (where the compound runs as it is).
+  return {
     kind: 'compound',
     operators: text.operators,
     branches,
@@ -76,9 +78,20 @@ export function analyzeCompound(p: ParameterizedSql, rules: ShardingRules, diale
     orderBy: text.orderBy.map((term) => orderKeyOf(term, selects, names, dialect, refuse)),
     limit: limitOf(text, slotAt, refuse),
   };
-  // Branches whose types disagree are refused now; value slots are checked per statement.
-  resolveCompoundColumns(plan, p, dialect);
-  return plan;
+}
+
+/** SQLite's name for an unaliased column: the declared name of the table's column (or of the derived table's, which the reference spells exactly). */
+function sqliteColumnName(expr: ColumnNode, select: SelectNode, rules: ShardingRules): string | undefined {
+  const column = resolveColumn(expr, select, rules);
+  if (column) return column.databaseName.toLowerCase() === expr.column.toLowerCase() ? column.databaseName : expr.column;
+  // SQLite's column names are case-insensitive: `SELECT ID FROM orders` is named `id`.
+  const wanted = expr.column.toLowerCase();
+  for (const item of select.from) {
+    if (item.kind !== 'table' || (expr.table !== undefined && (item.alias ?? item.table).toLowerCase() !== expr.table.toLowerCase())) continue;
+    const found = rules.ruleOf(item.table)?.metadata.columns.find((c) => c.databaseName.toLowerCase() === wanted);
+    if (found) return found.databaseName;
+  }
+  return undefined;
 }
 
 function parseBranch(bp: ParameterizedSql, sql: string, k: number): SelectNode {

@@ -79,6 +79,8 @@ function mysqlTypeOf(expr: SqlNode, select: SelectNode, rules: ShardingRules): T
     }
     case 'cast':
       return castFamily(expr.target, expr.scale);
+    case 'function':
+      return TEXT_FUNCTIONS.has(expr.name) ? family('text', derivedCollation(expr.args.map((a) => mysqlTypeOf(a, select, rules)))) : UNKNOWN;
     case 'aggregate': {
       const arg = expr.args[0] && expr.args[0].kind !== 'star' ? mysqlTypeOf(expr.args[0], select, rules) : UNKNOWN;
       const numeric = /^(int|bigint)/.test(arg.family) ? 0 : /^decimal\((\d+)\)$/.exec(arg.family) ? Number(/\d+/.exec(arg.family)![0]) : undefined;
@@ -99,6 +101,21 @@ function mysqlTypeOf(expr: SqlNode, select: SelectNode, rules: ShardingRules): T
     default:
       return UNKNOWN;
   }
+}
+
+/** Functions whose result is text, under the collation their text arguments bring (see `derivedCollation`). */
+const TEXT_FUNCTIONS = new Set(['CONCAT', 'CONCAT_WS', 'LOWER', 'LCASE', 'UPPER', 'UCASE', 'TRIM', 'LTRIM', 'RTRIM', 'SUBSTRING', 'SUBSTR', 'MID', 'LEFT', 'RIGHT', 'REPLACE', 'LPAD', 'RPAD', 'REVERSE', 'REPEAT']);
+
+/**
+ * The collation of a text function's result (MySQL's coercibility): a column's collation wins
+ * over literals' (the connection's); columns of different collations, or text of unknown
+ * collation, leave it unknown.
+ */
+function derivedCollation(args: readonly Typed[]): string | undefined {
+  const texts = args.filter((a) => a.family === 'text');
+  if (texts.some((a) => a.collation === undefined)) return undefined;
+  const columns = new Set(texts.map((a) => a.collation).filter((c) => c !== 'connection'));
+  return columns.size === 0 ? 'connection' : columns.size === 1 ? [...columns][0] : undefined;
 }
 
 function castFamily(target: string, scale: number | undefined): Typed {

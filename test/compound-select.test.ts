@@ -140,6 +140,8 @@ describe.each(backends)('compound SELECT over shards equals one database (%s)', 
     await same('SELECT buyerId FROM orders WHERE amount > 3 EXCEPT ALL SELECT buyerId FROM orders WHERE amount > 9');
     await same('SELECT buyerId FROM orders WHERE amount > 3 INTERSECT ALL SELECT buyerId FROM orders WHERE amount < 9');
     await same('SELECT 1 AS x FROM orders WHERE id IN (1, 2) UNION ALL SELECT 1 FROM orders WHERE id = 3 UNION DISTINCT SELECT 2 FROM orders WHERE id = 4 UNION ALL SELECT 2 FROM orders WHERE id = 5');
+    // MariaDB hangs on some of these mixes (never sent to the plain source here): refused.
+    await expect(fx.sharded.query('SELECT note FROM orders WHERE id = 1 INTERSECT ALL SELECT note FROM orders WHERE id = 2 EXCEPT ALL SELECT note FROM orders')).rejects.toThrow(/between two SELECTs only/);
   });
 
   it.runIf(backend === 'mariadb')('parenthesised SELECTs keep their own ORDER BY / LIMIT (MariaDB)', async () => {

@@ -89,6 +89,7 @@ function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost): C
   const shards = new Set(branches.map(({ named, work }) => (work.statements.length === 1 && work.statements[0]!.sql === named.sql ? work.statements[0]!.shard : -1)));
   if (shards.size === 1 && !shards.has(-1)) return { kind: 'one-shard', statement: { shard: [...shards][0]!, sql: p.sql, parameters: p.parameters } };
 
+  if (dialect === 'mysql') checkIntersectNames(plan, p, text);
   const columns = resolveCompoundColumns(plan, p, dialect);
   const removesDuplicates = plan.operators.some((o) => o.op !== 'UNION' || !o.all);
   const compared = columns.map((_, i) => removesDuplicates || plan.orderBy.some((o) => o.position === i));
@@ -116,6 +117,29 @@ function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost): C
     return { statements: work.statements.map((s) => appendSelectColumns(s, keys, dialect)), merge: work.merge, names: branch.names };
   });
   return { kind: 'branches', text, branches: prepared, columns, keyed };
+}
+
+/**
+ * MariaDB evaluates `… UNION b INTERSECT c` as `… UNION (b INTERSECT c)` through a temporary
+ * table named by b's columns, and rejects b when two of them share a name ("Duplicate column
+ * name"): refused alike, so that the sharded source fails where the database does.
+ */
+function checkIntersectNames(plan: CompoundPlan, p: ParameterizedSql, text: CompoundText): void {
+  plan.operators.forEach((operator, k) => {
+    if (k === 0 || operator.op !== 'INTERSECT' || plan.operators[k - 1]!.op === 'INTERSECT') return;
+    const names = branchNames(plan.branches[k]!, branchStatement(p.sql, p.parameters, text.branches[k]!), 'mysql').map((n) => n?.toLowerCase());
+    const repeated = names.find((name, i) => name !== undefined && names.indexOf(name) !== i);
+    if (repeated !== undefined) {
+      throw new UnsupportedShardingError(`SELECT ${k + 1} names two columns "${repeated}" and begins an INTERSECT, which the database rejects too (duplicate column name); give them distinct aliases.`, { sql: p.sql, stage: 'merge' });
+    }
+  });
+}
+
+/** The names the database gives a branch's columns; an unaliased expression is named by its text in this statement (undefined when that holds a parameter). */
+function branchNames(branch: CompoundBranch, own: { sql: string; parameters: unknown[] }, dialect: SqlDialect): (string | undefined)[] {
+  if (branch.ownNames.every((n) => n !== undefined)) return [...branch.ownNames];
+  const items = selectItemsOf(own.sql, own.parameters, dialect, branch.names.map((_, i) => !branch.unaliased.includes(i)));
+  return branch.ownNames.map((name, i) => name ?? expressionItemName(own.sql.slice(items[i]!.start, items[i]!.end), dialect));
 }
 
 /** The branch with an alias on every item written without one (`__shard_c<i>`), so that every branch's rows name its columns alike. */
@@ -198,16 +222,13 @@ function page(rows: Row[], plan: CompoundPlan, p: ParameterizedSql): Row[] {
 /** The first SELECT's column names; an unaliased expression is named by its text in this statement. */
 function resultNames(plan: CompoundPlan, p: ParameterizedSql, text: CompoundText, dialect: SqlDialect): string[] {
   if (plan.names.every((n) => n !== undefined)) return plan.names as string[];
-  const first = branchStatement(p.sql, p.parameters, text.branches[0]!);
-  const own = plan.branches[0]!;
-  const items = selectItemsOf(first.sql, first.parameters, dialect, own.names.map((_, i) => !own.unaliased.includes(i)));
+  const written = branchNames(plan.branches[0]!, branchStatement(p.sql, p.parameters, text.branches[0]!), dialect);
   return plan.names.map((name, i) => {
-    if (name !== undefined) return name;
-    const written = expressionItemName(first.sql.slice(items[i]!.start, items[i]!.end), dialect);
-    if (written === undefined) {
+    const result = name ?? written[i];
+    if (result === undefined) {
       throw new UnsupportedShardingError(`Column ${i + 1} of the first SELECT of this compound has no alias and its result name cannot be known across shards (it holds a parameter); give it an alias with AS.`, { sql: p.sql, stage: 'merge' });
     }
-    return written;
+    return result;
   });
 }
 

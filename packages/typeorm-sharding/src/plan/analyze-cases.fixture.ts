@@ -417,7 +417,7 @@ export const PLAN_CASES: readonly PlanCase[] = [
     query: 'SELECT `id` FROM `orders` WHERE `id` = ? UNION SELECT `id` FROM `orders` WHERE `id` = ?',
     parameters: [1, 2],
     planOf: (dialect) => {
-      const branch = { sharded: true, names: ['__shard_c0'], unaliased: [0], columns: [{ kind: 'typed', type: { family: dialect === 'mysql' ? 'bigint' : '', collation: dialect === 'mysql' ? undefined : 'BINARY', aggregate: false } }] };
+      const branch = { sharded: true, names: ['__shard_c0'], unaliased: [0], ownNames: ['id'], columns: [{ kind: 'typed', type: { family: dialect === 'mysql' ? 'bigint' : '', collation: dialect === 'mysql' ? undefined : 'BINARY', aggregate: false } }] };
       return { kind: 'compound', operators: [{ op: 'UNION', all: false }], branches: [branch, branch], names: ['id'], orderBy: [], limit: undefined };
     },
   },

@@ -28,6 +28,11 @@ export function analyzeCompound(p: ParameterizedSql, rules: ShardingRules, diale
   if (!text) return undefined;
   const refuse = (why: string) => new UnsupportedShardingError(`Cannot run this compound SELECT (UNION / EXCEPT / INTERSECT) over sharded tables: ${why}.`, { sql: p.sql });
   if (text.problem) throw refuse(text.problem);
+  if (dialect === 'mysql' && text.operators.length > 1 && text.operators.some((o) => o.all && o.op !== 'UNION')) {
+    // MariaDB 10.11 hangs on `a INTERSECT ALL b EXCEPT ALL c`, and MDEV-38722 (a crash, then a
+    // wrong multiset) shows these mixed forms are not settled: there is no answer to reproduce.
+    throw refuse('EXCEPT ALL / INTERSECT ALL combined with other set operators, which MariaDB itself does not evaluate reliably (it can hang or return a wrong multiset, MDEV-38722); use them between two SELECTs only, or the DISTINCT forms');
+  }
 
   const parts = text.branches.map((branch) => {
     const statement = branchStatement(p.sql, p.parameters, branch);
@@ -53,6 +58,7 @@ export function analyzeCompound(p: ParameterizedSql, rules: ShardingRules, diale
       sharded: part.plan.kind !== 'default-shard',
       names,
       unaliased: items.flatMap((item, i) => (item.alias === undefined ? [i] : [])),
+      ownNames: items.map((item) => item.alias ?? (item.expr.kind === 'column' ? item.expr.column : undefined)),
       columns: items.map((item) => branchColumnOf(item.expr, select, rules, dialect, slotOf)),
     });
     selects.push(select);

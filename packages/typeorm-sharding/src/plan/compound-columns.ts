@@ -224,8 +224,26 @@ export function resolveCompoundColumns(plan: CompoundPlan, p: ParameterizedSql, 
     const columns = plan.branches.map((b) => b.columns[i]!);
     const aggregates = columns.map((c) => c.kind === 'typed' && c.type.aggregate);
     const types = columns.map((c) => (c.kind === 'null' ? 'null' : c.kind === 'slot' ? slotFamily(p, c.slot) : c.type));
-    return { ...(dialect === 'sqlite' ? sqliteComparison(types) : mysqlComparison(types, i, p.sql)), aggregates };
+    if (dialect === 'sqlite') return { ...sqliteComparison(types), aggregates };
+    // MariaDB runs `… UNION b INTERSECT c` through a temporary table: a column that is NULL in
+    // every SELECT of that INTERSECT is text there, and makes the compound's column text.
+    for (const [first, last] of nestedIntersects(plan)) {
+      if (types.slice(first, last + 1).every((t) => t === 'null')) types[first] = family('text', undefined);
+    }
+    return { ...mysqlComparison(types, i, p.sql), aggregates };
   });
+}
+
+/** The branches (first, last) of each INTERSECT that MySQL evaluates as a group after a UNION or EXCEPT. */
+function nestedIntersects(plan: CompoundPlan): [number, number][] {
+  const groups: [number, number][] = [];
+  plan.operators.forEach((operator, k) => {
+    if (operator.op !== 'INTERSECT') return;
+    const open = groups[groups.length - 1];
+    if (open && open[1] === k) open[1] = k + 1;
+    else if (k > 0) groups.push([k, k + 1]);
+  });
+  return groups;
 }
 
 function sqliteComparison(types: readonly (Typed | 'null')[]): Omit<ResolvedColumn, 'aggregates'> {

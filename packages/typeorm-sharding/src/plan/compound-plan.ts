@@ -47,6 +47,11 @@ export interface CompoundBranch {
   readonly names: readonly string[];
   /** Items written without an alias: they are given `names[i]` in the statement the branch runs as. */
   readonly unaliased: readonly number[];
+  /**
+   * The names MySQL gives its result columns: the alias, or a column as written; undefined for
+   * an expression (its text, read per statement).
+   */
+  readonly ownNames: readonly (string | undefined)[];
   readonly columns: readonly BranchColumn[];
 }
 

@@ -60,7 +60,7 @@ function columnFamily(column: Parameters<typeof columnFactsOf>[0]): Typed {
   if (type === 'bigint') return family(`bigint${unsigned}`);
   if (DECIMALS.has(type)) return family(`decimal(${column.scale ?? 0})`);
   if (DOUBLES.has(type)) return family('double');
-  if (type === 'float' || type === 'year' || type === 'date' || type === 'bit') return family(type);
+  if (type === 'float' || type === 'year' || type === 'date' || type === 'bit' || type === 'uuid' || type === 'inet4' || type === 'inet6') return family(type);
   if (type === 'datetime' || type === 'timestamp' || type === 'time') return family(`${type}(${column.precision ?? 0})`);
   if (BYTES.has(type)) return family('bytes');
   // MariaDB's JSON is LONGTEXT utf8mb4_bin.

@@ -10,18 +10,19 @@
  */
 import type { QueryResult } from 'typeorm';
 import { ShardingInternalError, UnsupportedShardingError } from '../errors/index.js';
-import { buildMerge, canonicalRowKey, collectRows, combineBranches, createRowComparator, type Collation, type GroupKey, type MergeSpec, type Row, type SortKey } from '../merge/index.js';
+import { buildMerge, collectRows, type MergeSpec, type Row } from '../merge/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import { COMPOUND_COLUMN_PREFIX } from '../plan/analyze-compound.js';
 import { resolveCompoundColumns, type ResolvedColumn } from '../plan/compound-columns.js';
 import { selectItemsOf } from '../plan/compound-items.js';
+import { checkIntersectNames, resultNames } from '../plan/compound-names.js';
 import type { CompoundBranch, CompoundPlan } from '../plan/compound-plan.js';
-import { branchStatement, splitCompound, type CompoundText } from '../plan/compound-text.js';
+import { branchStatement, splitCompound } from '../plan/compound-text.js';
 import { quoteIdentifier } from '../plan/print-sql.js';
-import { expressionItemName } from '../plan/select-item-names.js';
 import { appendSelectColumns, type AddedColumn } from '../rewrite/append-select-columns.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';
+import { combineCompound, KEY_PREFIX, positional, type CombineColumns } from './combine-compound.js';
 import { rowsResult } from './query-result.js';
 
 /** The physical work of one SELECT run as a logical statement of its own. */
@@ -40,9 +41,6 @@ export interface CompoundHost {
   execute(statements: readonly PhysicalStatement[], session: ShardSession): Promise<QueryResult[]>;
 }
 
-/** Alias of the comparison key of result column i in a branch's physical statements. */
-const KEY_PREFIX = '__shard_union_key_';
-
 interface PreparedBranch {
   readonly statements: readonly PhysicalStatement[];
   readonly merge: MergeSpec | undefined;
@@ -52,7 +50,7 @@ interface PreparedBranch {
 type CompoundWork =
   /** Every SELECT reaches the same single shard as it is: the whole compound runs there. */
   | { readonly kind: 'one-shard'; readonly statement: PhysicalStatement }
-  | { readonly kind: 'branches'; readonly text: CompoundText; readonly branches: readonly PreparedBranch[]; readonly columns: readonly ResolvedColumn[]; readonly keyed: readonly boolean[] };
+  | ({ readonly kind: 'branches'; readonly branches: readonly PreparedBranch[] } & CombineColumns);
 
 /** Runs the compound statement `p` planned as `plan`. */
 export async function runCompound(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost, session: ShardSession): Promise<QueryResult> {
@@ -66,7 +64,7 @@ export async function runCompound(plan: CompoundPlan, p: ParameterizedSql, host:
     const merged = own.length === 0 ? [] : own.length === 1 ? own[0]! : await collectRows(buildMerge(branch.merge!, own.map(arrayStream)));
     rows.push(merged.map((row) => positional(row, branch.names, work.keyed)));
   }
-  return rowsResult(combine(plan, p, work, rows, host.dialect));
+  return rowsResult(combineCompound(plan, p, work, rows, host.dialect));
 }
 
 /** The physical statements the compound would run, without running them. */
@@ -116,30 +114,7 @@ function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost): C
     }
     return { statements: work.statements.map((s) => appendSelectColumns(s, keys, dialect)), merge: work.merge, names: branch.names };
   });
-  return { kind: 'branches', text, branches: prepared, columns, keyed };
-}
-
-/**
- * MariaDB evaluates `… UNION b INTERSECT c` as `… UNION (b INTERSECT c)` through a temporary
- * table named by b's columns, and rejects b when two of them share a name ("Duplicate column
- * name"): refused alike, so that the sharded source fails where the database does.
- */
-function checkIntersectNames(plan: CompoundPlan, p: ParameterizedSql, text: CompoundText): void {
-  plan.operators.forEach((operator, k) => {
-    if (k === 0 || operator.op !== 'INTERSECT' || plan.operators[k - 1]!.op === 'INTERSECT') return;
-    const names = branchNames(plan.branches[k]!, branchStatement(p.sql, p.parameters, text.branches[k]!), 'mysql').map((n) => n?.toLowerCase());
-    const repeated = names.find((name, i) => name !== undefined && names.indexOf(name) !== i);
-    if (repeated !== undefined) {
-      throw new UnsupportedShardingError(`SELECT ${k + 1} names two columns "${repeated}" and begins an INTERSECT, which the database rejects too (duplicate column name); give them distinct aliases.`, { sql: p.sql, stage: 'merge' });
-    }
-  });
-}
-
-/** The names the database gives a branch's columns; an unaliased expression is named by its text in this statement (undefined when that holds a parameter). */
-function branchNames(branch: CompoundBranch, own: { sql: string; parameters: unknown[] }, dialect: SqlDialect): (string | undefined)[] {
-  if (branch.ownNames.every((n) => n !== undefined)) return [...branch.ownNames];
-  const items = selectItemsOf(own.sql, own.parameters, dialect, branch.names.map((_, i) => !branch.unaliased.includes(i)));
-  return branch.ownNames.map((name, i) => name ?? expressionItemName(own.sql.slice(items[i]!.start, items[i]!.end), dialect));
+  return { kind: 'branches', branches: prepared, columns, keyed, names: resultNames(plan, p, text, dialect) };
 }
 
 /** The branch with an alias on every item written without one (`__shard_c<i>`), so that every branch's rows name its columns alike. */
@@ -168,67 +143,6 @@ function keyColumns(named: { sql: string; parameters: unknown[] }, columns: read
     // The key may repeat the expression: each copy brings its own `?` values.
     const parts = column.comparison!.key!('\u0001').split('\u0001');
     return [{ sql: parts.join(expression), parameters: parts.slice(1).flatMap(() => values), alias: `${KEY_PREFIX}${i}` }];
-  });
-}
-
-/** A branch's row by position: `c<i>` the value of column i, `k<i>` its comparison key. */
-function positional(row: Row, names: readonly string[], keyed: readonly boolean[]): Row {
-  const out: Row = {};
-  names.forEach((name, i) => {
-    if (!(name in row)) throw new ShardingInternalError(`column ${JSON.stringify(name)} is missing from a compound branch's rows`, { stage: 'merge' });
-    out[`c${i}`] = row[name];
-    if (keyed[i]) out[`k${i}`] = row[`${KEY_PREFIX}${i}`];
-  });
-  return out;
-}
-
-/** The branches' rows combined, ordered, paged and named as the database returns the compound. */
-function combine(plan: CompoundPlan, p: ParameterizedSql, work: Extract<CompoundWork, { kind: 'branches' }>, branches: readonly Row[][], dialect: SqlDialect): Row[] {
-  const { columns, keyed } = work;
-  const column = (i: number) => (keyed[i] ? `k${i}` : `c${i}`);
-  // SQLite compares under the first collation among the branches combined so far; MySQL's are checked to agree.
-  const collationAt = (i: number, lastBranch: number): Collation | undefined =>
-    dialect === 'sqlite' ? (columns[i]!.comparison?.collations.slice(0, lastBranch + 1).find((c) => c !== undefined) ?? 'binary') : undefined;
-  const keysAt = (operator: number): GroupKey[] => columns.map((_, i) => ({ column: column(i), collation: collationAt(i, operator + 1) ?? 'binary' }));
-  const combined = combineBranches(branches, plan.operators, dialect === 'mysql' ? 'intersect-first' : 'left-to-right', (operator) => {
-    const keys = keysAt(operator);
-    return (row) => canonicalRowKey(row, keys);
-  });
-  if (plan.orderBy.length > 0) {
-    const sortKeys: SortKey[] = plan.orderBy.map(({ position, direction }) => ({
-      column: column(position),
-      direction,
-      type: columns[position]!.comparison!.type,
-      ...(dialect === 'sqlite' ? { collation: collationAt(position, plan.branches.length - 1)! } : {}),
-    }));
-    combined.sort(createRowComparator(sortKeys));
-  }
-  const names = resultNames(plan, p, work.text, dialect);
-  return page(combined, plan, p).map((row) => {
-    const out: Row = {};
-    names.forEach((name, i) => (out[name] = row[`c${i}`]));
-    return out;
-  });
-}
-
-function page(rows: Row[], plan: CompoundPlan, p: ParameterizedSql): Row[] {
-  if (!plan.limit) return rows;
-  const count = Number(p.slots[plan.limit.countSlot]!.value);
-  const offset = plan.limit.offsetSlot === undefined ? 0 : Number(p.slots[plan.limit.offsetSlot]!.value);
-  // SQLite's `LIMIT -1` is "no limit".
-  return rows.slice(offset, count < 0 ? undefined : offset + count);
-}
-
-/** The first SELECT's column names; an unaliased expression is named by its text in this statement. */
-function resultNames(plan: CompoundPlan, p: ParameterizedSql, text: CompoundText, dialect: SqlDialect): string[] {
-  if (plan.names.every((n) => n !== undefined)) return plan.names as string[];
-  const written = branchNames(plan.branches[0]!, branchStatement(p.sql, p.parameters, text.branches[0]!), dialect);
-  return plan.names.map((name, i) => {
-    const result = name ?? written[i];
-    if (result === undefined) {
-      throw new UnsupportedShardingError(`Column ${i + 1} of the first SELECT of this compound has no alias and its result name cannot be known across shards (it holds a parameter); give it an alias with AS.`, { sql: p.sql, stage: 'merge' });
-    }
-    return result;
   });
 }
 

@@ -110,6 +110,8 @@ describe.each(backends)('compound SELECT over shards equals one database (%s)', 
     await same('SELECT id AS k, amount FROM orders WHERE amount > ? UNION SELECT id, amount FROM orders WHERE buyerId = ? ORDER BY amount DESC, k LIMIT 5 OFFSET 2', [9, 3], true);
     await same('SELECT id, amount FROM orders WHERE amount > ? UNION ALL SELECT id, amount FROM orders WHERE buyerId = ? ORDER BY 2, 1 DESC LIMIT 2, 6', [9, 3], true);
     await same('SELECT createdAt, id FROM orders WHERE buyerId = 1 UNION SELECT createdAt, id FROM orders WHERE buyerId = 2 ORDER BY createdAt DESC, id LIMIT 7', [], true);
+    // LIMIT / OFFSET as parameters: they belong to the compound, not to the last SELECT.
+    await same('SELECT id, amount FROM orders WHERE buyerId = ? UNION ALL SELECT id, amount FROM orders WHERE id IN (?, ?) ORDER BY 1 DESC LIMIT ? OFFSET ?', [4, '1', '2', 3, 1], true);
     await same('SELECT note, id FROM orders WHERE buyerId IN (1, 2) UNION ALL SELECT sku, id FROM order_items ORDER BY note, id DESC LIMIT 12 OFFSET 3', [], true);
   });
 
@@ -195,6 +197,14 @@ describe.each(backends)('compound SELECT over shards equals one database (%s)', 
     const actual = await inside(fx.sharded);
     expect(plainData(actual)).toEqual(plainData(expected));
     expect(actual.map((r) => String(r.id))).toEqual(['1', '2', '1001', '1002']);
+  });
+
+  it('reports a failing SELECT as the database does, for the compound statement', async () => {
+    const sql = q('SELECT id FROM orders WHERE id IN (1, 2) UNION ALL SELECT id FROM order_items WHERE missing_column = 1');
+    const error = await fx.sharded.query(sql).then(() => undefined, (e: unknown) => e);
+    await expect(fx.plain.query(sql)).rejects.toBeInstanceOf(QueryFailedError);
+    expect(error).toBeInstanceOf(QueryFailedError);
+    expect((error as QueryFailedError).query).toBe(sql);
   });
 
   it('refuses what it cannot answer exactly, naming the fix', async () => {

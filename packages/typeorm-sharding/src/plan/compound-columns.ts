@@ -74,7 +74,7 @@ function mysqlTypeOf(expr: SqlNode, select: SelectNode, rules: ShardingRules): T
       return typeof expr.value === 'boolean' ? family('int') : typeof expr.value === 'string' ? family('text', 'connection') : UNKNOWN;
     case 'column': {
       const column = resolveColumn(expr, select, rules);
-      const typed = column ? columnFamily(column) : UNKNOWN;
+      const typed = column ? columnFamily(column) : family(`unknown: column "${expr.column}" is no column of an entity`);
       return expr.collate && typed.family === 'text' ? family('text', expr.collate.toLowerCase()) : typed;
     }
     case 'cast':
@@ -263,7 +263,8 @@ function mysqlComparison(types: readonly (Typed | 'null')[], index: number, sql:
   if (present.length > 1) {
     const other = present.find((t) => t.family !== first.family || t.family.startsWith('unknown'));
     if (other) {
-      const what = (t: { family: string; branch: number }) => `${t.family.startsWith('unknown') ? 'of a type the planner cannot tell' : t.family} in SELECT ${t.branch + 1}`;
+      const what = (t: { family: string; branch: number }) =>
+        `${t.family.startsWith('unknown') ? `of a type the planner cannot tell${t.family.startsWith('unknown:') ? ` (${t.family.slice(9)})` : ''}` : t.family} in SELECT ${t.branch + 1}`;
       const unknown = present.find((t) => t.family.startsWith('unknown'));
       throw new UnsupportedShardingError(
         `Column ${index + 1} of the compound SELECT is ${unknown ? what(unknown) : `${what(first)} and ${what(other)}`}; one database would convert every SELECT to a common type, which the shards' separate results cannot reproduce. ` +

@@ -14,7 +14,7 @@ import { buildMerge, collectRows, type MergeSpec, type Row } from '../merge/inde
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import { COMPOUND_COLUMN_PREFIX } from '../plan/analyze-compound.js';
 import { resolveCompoundColumns, type ResolvedColumn } from '../plan/compound-columns.js';
-import { selectItemsOf } from '../plan/compound-items.js';
+import { selectItemsOf, type ItemText } from '../plan/compound-items.js';
 import { checkIntersectNames, resultNames } from '../plan/compound-names.js';
 import type { CompoundBranch, CompoundPlan } from '../plan/compound-plan.js';
 import { branchStatement, splitCompound } from '../plan/compound-text.js';
@@ -80,8 +80,9 @@ function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost): C
     throw new ShardingInternalError('a compound SELECT no longer splits as it was planned', { stage: 'route', sql: p.sql });
   }
   const branches = plan.branches.map((branch, b) => {
-    const named = nameItems(branchStatement(p.sql, p.parameters, text.branches[b]!), branch, dialect);
-    return { branch, named, work: host.branch(named.sql, named.parameters) };
+    const own = branchText(branchStatement(p.sql, p.parameters, text.branches[b]!), branch, dialect);
+    const named = nameItems(own, branch, dialect);
+    return { branch, own, named, work: host.branch(named.sql, named.parameters) };
   });
   // Provably exact as it is: every SELECT runs unchanged on one and the same shard.
   const shards = new Set(branches.map(({ named, work }) => (work.statements.length === 1 && work.statements[0]!.sql === named.sql ? work.statements[0]!.shard : -1)));
@@ -101,8 +102,8 @@ function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost): C
     }
   });
   const keyed = columns.map((column, i) => compared[i]! && column.comparison?.key !== undefined);
-  const prepared = branches.map(({ branch, named, work }, b): PreparedBranch => {
-    const keys = keyColumns(named, columns, keyed, dialect);
+  const prepared = branches.map(({ branch, own, work }, b): PreparedBranch => {
+    const keys = keyColumns(own, columns, keyed);
     const grouped = work.statements.length > 1 && (work.merge?.aggregates !== undefined || work.merge?.groupBy !== undefined);
     const aggregate = keyed.findIndex((k, i) => k && grouped && columns[i]!.aggregates[b]);
     if (aggregate >= 0) {
@@ -117,29 +118,44 @@ function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost): C
   return { kind: 'branches', branches: prepared, columns, keyed, names: resultNames(plan, p, text, dialect) };
 }
 
+/** A branch's statement as written, and where its select items are. */
+interface BranchText {
+  readonly sql: string;
+  readonly parameters: unknown[];
+  readonly items: readonly ItemText[];
+}
+
+/** The branch as written, with the spans of its select items (found when first asked for). */
+function branchText(statement: { sql: string; parameters: unknown[] }, branch: CompoundBranch, dialect: SqlDialect): BranchText {
+  let items: readonly ItemText[] | undefined;
+  return {
+    ...statement,
+    get items() {
+      return (items ??= selectItemsOf(statement.sql, dialect, branch.names.map((_, i) => !branch.unaliased.includes(i))));
+    },
+  };
+}
+
 /** The branch with an alias on every item written without one (`__shard_c<i>`), so that every branch's rows name its columns alike. */
-function nameItems(statement: { sql: string; parameters: unknown[] }, branch: CompoundBranch, dialect: SqlDialect): { sql: string; parameters: unknown[] } {
-  if (branch.unaliased.length === 0) return statement;
-  const aliased = branch.names.map((_, i) => !branch.unaliased.includes(i));
-  const items = selectItemsOf(statement.sql, statement.parameters, dialect, aliased);
-  let sql = statement.sql;
+function nameItems(own: BranchText, branch: CompoundBranch, dialect: SqlDialect): { sql: string; parameters: unknown[] } {
+  if (branch.unaliased.length === 0) return own;
+  let sql = own.sql;
   // From the last item back, so that earlier offsets stay valid.
   for (const i of [...branch.unaliased].reverse()) {
-    const end = items[i]!.end;
+    const end = own.items[i]!.end;
     sql = `${sql.slice(0, end)} AS ${quoteIdentifier(`${COMPOUND_COLUMN_PREFIX}${i}`, dialect)}${sql.slice(end)}`;
   }
-  return { sql, parameters: statement.parameters };
+  return { sql, parameters: own.parameters };
 }
 
 /** The key columns a branch selects for the compared columns that need one: the key SQL over the item's own expression text. */
-function keyColumns(named: { sql: string; parameters: unknown[] }, columns: readonly ResolvedColumn[], keyed: readonly boolean[], dialect: SqlDialect): AddedColumn[] {
+function keyColumns(own: BranchText, columns: readonly ResolvedColumn[], keyed: readonly boolean[]): AddedColumn[] {
   if (!keyed.includes(true)) return [];
-  const items = selectItemsOf(named.sql, named.parameters, dialect, keyed.map(() => true));
   return columns.flatMap((column, i) => {
     if (!keyed[i]) return [];
-    const item = items[i]!;
-    const expression = named.sql.slice(item.start, item.expressionEnd);
-    const values = named.parameters.slice(item.firstParameter, item.firstParameter + item.parameterCount);
+    const item = own.items[i]!;
+    const expression = own.sql.slice(item.start, item.expressionEnd);
+    const values = own.parameters.slice(item.firstParameter, item.firstParameter + item.parameterCount);
     // The key may repeat the expression: each copy brings its own `?` values.
     const parts = column.comparison!.key!('\u0001').split('\u0001');
     return [{ sql: parts.join(expression), parameters: parts.slice(1).flatMap(() => values), alias: `${KEY_PREFIX}${i}` }];

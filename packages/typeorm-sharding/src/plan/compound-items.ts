@@ -3,7 +3,7 @@
  * expression ends (before its alias), and which `?` parameters it holds. The compound names
  * each unaliased item and selects comparison keys of the items' expressions next to them.
  */
-import { lex, parameterize, TokenBuffer, TokenKind, type SqlDialect } from '../parameterize/index.js';
+import { lex, TokenBuffer, TokenKind, type SqlDialect } from '../parameterize/index.js';
 import { selectItemSpans } from './select-item-names.js';
 
 /** One item of a select list. */
@@ -24,8 +24,8 @@ const buffer = new TokenBuffer();
  * The items of the outermost select list of `sql`. `aliased[i]` says whether item i has an
  * alias (known from the parsed statement): the alias is then its last token.
  */
-export function selectItemsOf(sql: string, parameters: readonly unknown[], dialect: SqlDialect, aliased: readonly boolean[]): ItemText[] {
-  const spans = selectItemSpans(parameterize(sql, parameters, dialect), dialect);
+export function selectItemsOf(sql: string, dialect: SqlDialect, aliased: readonly boolean[]): ItemText[] {
+  const spans = selectItemSpans({ sql }, dialect);
   const count = lex(sql, dialect, buffer);
   const tokens = Array.from({ length: count }, (_, i) => ({ kind: buffer.kinds[i]!, start: buffer.starts[i]!, end: buffer.ends[i]! }));
   return spans.map((span, index) => {

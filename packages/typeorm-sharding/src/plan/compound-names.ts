@@ -28,7 +28,7 @@ export function checkIntersectNames(plan: CompoundPlan, p: ParameterizedSql, tex
 /** The names the database gives a branch's columns; an unaliased expression is named by its text in this statement (undefined when that holds a parameter). */
 function branchNames(branch: CompoundBranch, own: { sql: string; parameters: unknown[] }, dialect: SqlDialect): (string | undefined)[] {
   if (branch.ownNames.every((n) => n !== undefined)) return [...branch.ownNames];
-  const items = selectItemsOf(own.sql, own.parameters, dialect, branch.names.map((_, i) => !branch.unaliased.includes(i)));
+  const items = selectItemsOf(own.sql, dialect, branch.names.map((_, i) => !branch.unaliased.includes(i)));
   return branch.ownNames.map((name, i) => name ?? expressionItemName(own.sql.slice(items[i]!.start, items[i]!.end), dialect));
 }
 

@@ -53,7 +53,7 @@ interface Token {
   readonly start: number;
   readonly end: number;
   readonly depth: number;
-  /** Upper-case text of a word, '' for other tokens. */
+  /** Upper-case text of a word of up to 9 characters (every keyword), '' for other tokens. */
   readonly word: string;
   /** `?` tokens before this one. */
   readonly paramsBefore: number;
@@ -74,7 +74,9 @@ function tokensOf(sql: string, dialect: SqlDialect): Token[] {
     const start = buffer.starts[i]!;
     const end = buffer.ends[i]!;
     if (kind === TokenKind.Close) depth = Math.max(0, depth - 1);
-    out.push({ kind, start, end, depth, word: kind === TokenKind.Word ? sql.slice(start, end).toUpperCase() : '', paramsBefore: params });
+    // Only keywords are looked at (none is longer than INTERSECT).
+    const word = kind === TokenKind.Word && end - start <= 9 ? sql.slice(start, end).toUpperCase() : '';
+    out.push({ kind, start, end, depth, word, paramsBefore: params });
     if (kind === TokenKind.Open) depth++;
     if (kind === TokenKind.Param) params++;
   }
@@ -95,12 +97,16 @@ function closing(tokens: readonly Token[], open: number, end: number): number {
  */
 export function splitCompound(sql: string, dialect: SqlDialect): CompoundText | undefined {
   const all = tokensOf(sql, dialect);
-  let n = all.length;
-  const semicolon = all.findIndex((t) => t.kind === TokenKind.Semicolon && t.depth === 0);
-  if (semicolon >= 0) n = semicolon;
-  const top = all.slice(0, n);
-  const cuts = top.flatMap((t, i) => (t.depth === 0 && SET_OPERATORS.has(t.word) ? [i] : []));
+  let semicolon = -1;
+  const cuts: number[] = [];
+  for (let i = 0; i < all.length && semicolon < 0; i++) {
+    const t = all[i]!;
+    if (t.depth !== 0) continue;
+    if (t.kind === TokenKind.Semicolon) semicolon = i;
+    else if (SET_OPERATORS.has(t.word)) cuts.push(i);
+  }
   if (cuts.length === 0) return undefined;
+  const top = semicolon >= 0 ? all.slice(0, semicolon) : all;
   const result = { branches: [] as BranchText[], operators: [] as SetOperator[], orderBy: [] as CompoundOrderTerm[], limit: undefined as CompoundText['limit'] };
   const refuse = (problem: string): CompoundText => ({ ...result, problem });
   if (semicolon >= 0 && semicolon < all.length - 1) return refuse('the text holds several statements');
@@ -140,7 +146,11 @@ export function splitCompound(sql: string, dialect: SqlDialect): CompoundText | 
       }
     } else {
       // Unparenthesised: ORDER BY / LIMIT of the last SELECT are the compound's; elsewhere the database rejects them.
-      const clause = top.findIndex((t, i) => i >= a && i < b && t.depth === 0 && (t.word === 'ORDER' || t.word === 'LIMIT' || LOCKING.has(t.word)));
+      let clause = -1;
+      for (let i = a; i < b && clause < 0; i++) {
+        const t = top[i]!;
+        if (t.depth === 0 && (t.word === 'ORDER' || t.word === 'LIMIT' || LOCKING.has(t.word))) clause = i;
+      }
       if (clause >= 0) {
         if (LOCKING.has(top[clause]!.word)) return refuse(`a ${top[clause]!.word} clause in a compound SELECT; run a locking read as SELECTs of its own`);
         if (!last) return refuse('ORDER BY / LIMIT on a SELECT of a compound must be written with that SELECT in parentheses (the database rejects it as written)');

@@ -34,8 +34,10 @@ describe.each(['mysql', 'sqlite'] as const)('analyzeCompound (%s)', (dialect) =>
     expect([slots[p.limit!.countSlot]!.value, slots[p.limit!.offsetSlot!]!.value]).toEqual(['5', '10']);
   });
 
-  it('a compound of broadcast and unsharded tables runs on the default shard as it is', () => {
-    expect(plan('SELECT name FROM regions UNION SELECT name FROM users ORDER BY 1', dialect)).toEqual({ kind: 'default-shard', reason: 'a compound SELECT of broadcast and unsharded tables only' });
+  it('a compound of broadcast and unsharded tables runs on the default shard as it is, whatever its form', () => {
+    const onDefault = { kind: 'default-shard', reason: 'a compound SELECT of broadcast and unsharded tables only' };
+    expect(plan('SELECT name FROM regions UNION SELECT name FROM users ORDER BY 1', dialect)).toEqual(onDefault);
+    expect(plan('SELECT * FROM regions UNION SELECT id, name FROM users FOR UPDATE', dialect)).toEqual(onDefault);
   });
 
   it('types the columns: MySQL families and collations, SQLite collations', () => {

@@ -13,6 +13,9 @@ import { parseStatement, type ParserSyntaxError } from './from-parser.js';
 import type { LimitPlan, Plan } from './plan.js';
 import { resolveColumn } from './resolve-column.js';
 import type { ColumnNode, SelectNode } from './sql-node.js';
+import { isIdentifier, statementTokens } from './statement-tokens.js';
+
+const DEFAULT_SHARD: Plan = { kind: 'default-shard', reason: 'a compound SELECT of broadcast and unsharded tables only' };
 
 /** Alias the compound gives an item written without one, so that every branch's rows name it alike. */
 export const COMPOUND_COLUMN_PREFIX = '__shard_c';
@@ -26,6 +29,9 @@ export const COMPOUND_COLUMN_PREFIX = '__shard_c';
 export function analyzeCompound(p: ParameterizedSql, rules: ShardingRules, dialect: SqlDialect, analyzeBranch: (branch: ParameterizedSql) => Plan): Plan | undefined {
   const text = splitCompound(p.sql, dialect);
   if (!text) return undefined;
+  // Broadcast and unsharded tables are whole on the default shard: it answers the compound as it is.
+  const readsSharded = statementTokens(p.sql, dialect).some((t) => isIdentifier(t) && rules.distributionOf(t.text) === 'sharded');
+  if (!readsSharded) return DEFAULT_SHARD;
   const refuse = (why: string) => new UnsupportedShardingError(`Cannot run this compound SELECT (UNION / EXCEPT / INTERSECT) over sharded tables: ${why}.`, { sql: p.sql });
   if (text.problem) throw refuse(text.problem);
   if (dialect === 'mysql' && text.operators.length > 1 && text.operators.some((o) => o.all && o.op !== 'UNION')) {
@@ -39,8 +45,7 @@ export function analyzeCompound(p: ParameterizedSql, rules: ShardingRules, diale
     const bp = parameterize(statement.sql, statement.parameters, dialect);
     return { branch, bp, plan: analyzeBranch(bp) };
   });
-  // Broadcast and unsharded tables are whole on the default shard: it answers the compound as it is.
-  if (parts.every((part) => part.plan.kind === 'default-shard')) return { kind: 'default-shard', reason: 'a compound SELECT of broadcast and unsharded tables only' };
+  if (parts.every((part) => part.plan.kind === 'default-shard')) return DEFAULT_SHARD;
 
   const slotAt = new Map(p.slots.map((slot, index) => [slot.start, index]));
   const branches: CompoundBranch[] = [];

@@ -218,6 +218,20 @@ describe.each(backends)('every column type orders, groups and MIN/MAXes like one
       const [c, d] = await both((ds) => ds.getRepository(entity).createQueryBuilder('t').select(`MIN(t.${column})`, 'lo').addSelect(`MAX(t.${column})`, 'hi').getRawOne());
       expect([same(c?.lo), same(c?.hi)]).toEqual([same(d?.lo), same(d?.hi)]);
     });
+
+    // A compound SELECT compares and orders the column as the database does (server keys on MySQL).
+    const refusedInUnion = backend === 'mariadb' && ['uuid', 'inet4', 'inet6'].includes(column);
+    it(refusedInUnion ? 'UNION of the column is refused (no order the merge can reproduce)' : 'UNION / UNION ALL of the column: duplicates and order as one database', async () => {
+      const q = (name: string) => (backend === 'mariadb' ? `\`${name}\`` : `"${name}"`);
+      const [t, c] = [q(backend === 'mariadb' ? 'typed_mysql' : 'typed_sqlite'), q(column)];
+      const union = `SELECT ${c} AS v FROM ${t} WHERE id <= 60 UNION SELECT ${c} FROM ${t} WHERE id > 30 ORDER BY v DESC`;
+      if (refusedInUnion) return void (await expect(fx.sharded.query(union)).rejects.toThrow(/cannot be compared across shards/));
+      const [a, b] = await both((ds) => ds.query(union) as Promise<ObjectLiteral[]>);
+      expect(a.map((r) => same(r.v))).toEqual(b.map((r) => same(r.v)));
+      const all = `SELECT ${c} AS v, id FROM ${t} WHERE id <= 60 UNION ALL SELECT ${c}, id FROM ${t} WHERE id > 30 ORDER BY 1, 2 DESC LIMIT 50 OFFSET 5`;
+      const [e, f] = await both((ds) => ds.query(all) as Promise<ObjectLiteral[]>);
+      expect(e.map((r) => [plainValue(r.v), String(r.id)])).toEqual(f.map((r) => [plainValue(r.v), String(r.id)]));
+    });
   });
 
   it('ORDER BY SUM / AVG / COUNT aliases compares numbers, not their text (mysql2 returns DECIMAL as strings)', async () => {

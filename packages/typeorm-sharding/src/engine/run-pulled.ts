@@ -31,6 +31,12 @@ export interface PulledRun {
 
 /** Runs the subqueries, one after the other in text order, then the statement with their values. */
 export async function runPulled(plan: PulledSubqueriesPlan, p: ParameterizedSql, engine: PulledRun, exact: boolean): Promise<QueryResult> {
+  const statement = await withSubqueryValues(plan, p, engine);
+  return engine.run(statement.sql, statement.parameters, exact);
+}
+
+/** Runs the subqueries, one after the other in text order, and returns the statement with their values in their place. */
+export async function withSubqueryValues(plan: PulledSubqueriesPlan, p: ParameterizedSql, engine: PulledRun): Promise<{ sql: string; parameters: unknown[] }> {
   const spans = spansOf(plan, p, engine.dialect);
   for (const subquery of plan.subqueries) checkPartnerSlots(subquery, p.slots);
   const edits: SqlEdit[] = [];
@@ -47,7 +53,7 @@ export async function runPulled(plan: PulledSubqueriesPlan, p: ParameterizedSql,
     next = span.endParameter;
   }
   parameters.push(...p.parameters.slice(next));
-  return engine.run(spliceSql(p.sql, edits), parameters, exact);
+  return { sql: spliceSql(p.sql, edits), parameters };
 }
 
 /**

@@ -2,7 +2,7 @@ import type PQueue from 'p-queue';
 import type { QueryResult } from 'typeorm';
 import type { PhysicalQueryEvent } from '../data-source/options.js';
 import type { PhysicalQueryLog } from '../log/physical-query-log.js';
-import { UnreadableStatementError, UnsupportedShardingError } from '../errors/index.js';
+import { ShardingInternalError, UnreadableStatementError, UnsupportedShardingError } from '../errors/index.js';
 import { shardFailure } from '../execute/shard-failure.js';
 import { executeStatements, type ExecutorSettings } from '../execute/executor.js';
 import { streamStatements } from '../execute/stream-statements.js';
@@ -10,6 +10,7 @@ import type { ShardTarget } from '../execute/shard-target.js';
 import { buildMerge, collectRows, type MergeSpec, type Row } from '../merge/index.js';
 import { ParameterizeCache, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
+import type { CompoundPlan } from '../plan/compound-plan.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
 import type { Plan, PulledSubqueriesPlan, SelectPlan, WhereExistsPlan, WritePlan } from '../plan/plan.js';
 import { rewriteUnit } from '../rewrite/rewrite-select.js';
@@ -26,7 +27,8 @@ import { bindMerge } from './bind-merge.js';
 import { copiesResult, type CopiesStatement } from './copies-result.js';
 import { asLogicalError, withLogicalErrors } from './logical-error.js';
 import { rowsResult, writesResult } from './query-result.js';
-import { explainPulled, runPulled } from './run-pulled.js';
+import { explainPulled, runPulled, withSubqueryValues, type PulledRun } from './run-pulled.js';
+import { explainCompound, runCompound, type CompoundHost } from './run-compound.js';
 
 /** Resolved settings of the engine. */
 export interface EngineSettings extends RouteSettings {
@@ -69,7 +71,8 @@ type Work =
       readonly rowsOf?: readonly (readonly number[])[];
     }
   | { readonly kind: 'where-exists'; readonly plan: WhereExistsPlan; readonly statement: PhysicalStatement }
-  | { readonly kind: 'pulled'; readonly plan: PulledSubqueriesPlan; readonly p: ParameterizedSql };
+  | { readonly kind: 'pulled'; readonly plan: PulledSubqueriesPlan; readonly p: ParameterizedSql }
+  | { readonly kind: 'compound'; readonly plan: CompoundPlan; readonly p: ParameterizedSql };
 
 /**
  * The pipeline of DESIGN.md §2 wired together: parameterize → plan cache → route → rewrite →
@@ -80,6 +83,8 @@ export class ShardingEngine {
   private readonly plans: PlanCache;
   private readonly texts: ParameterizeCache;
   private readonly executor: ExecutorSettings;
+  /** UNION / EXCEPT / INTERSECT: each SELECT is planned as a logical statement of its own (see run-compound.ts). */
+  private readonly compound: CompoundHost;
 
   constructor(
     readonly rules: ShardingRules,
@@ -90,6 +95,28 @@ export class ShardingEngine {
     this.plans = new PlanCache(settings.planCacheSize);
     this.texts = new ParameterizeCache(dialect);
     this.executor = { concurrency: settings.concurrency, globalQueue: settings.globalQueue, onPhysicalQuery: settings.onPhysicalQuery, logPhysical: settings.logPhysical };
+    this.compound = {
+      dialect,
+      branch: (sql, parameters) => {
+        const work = this.plan(sql, parameters);
+        if (work.kind === 'pulled') {
+          throw new UnsupportedShardingError('explain() of a compound SELECT one of whose SELECTs holds a subquery over sharded tables: that SELECT is planned with the subquery\'s values, known only when it runs.', { sql });
+        }
+        if (work.kind !== 'rows') throw new ShardingInternalError(`a SELECT of a compound was planned as ${work.kind}`, { sql });
+        return work;
+      },
+      withSubqueryValues: async (sql, parameters, session) => {
+        const work = this.plan(sql, parameters);
+        if (work.kind !== 'pulled') return { sql, parameters };
+        return withSubqueryValues(work.plan, work.p, this.pulledRun(session));
+      },
+      execute: (statements, session) => executeStatements(statements, this.targets, session, this.executor),
+    };
+  }
+
+  /** What running subqueries first needs: their statements run on `session`. */
+  private pulledRun(session: ShardSession): PulledRun {
+    return { dialect: this.dialect, maxValues: this.settings.maxSubqueryValues ?? 10_000, run: (s, ps, e) => this.run(s, ps, session, e) };
   }
 
   /** Plan-cache counters. */
@@ -112,10 +139,7 @@ export class ShardingEngine {
   /** `exact`: SQLite values read as stored (INTEGER as bigint), for a subquery whose values are written back. */
   private async run(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession, exact = false): Promise<QueryResult> {
     let work = await this.checkedPlan(sql, parameters ?? []);
-    if (work.kind === 'pulled') {
-      const engine = { dialect: this.dialect, maxValues: this.settings.maxSubqueryValues ?? 10_000, run: (s: string, ps: readonly unknown[], e: boolean) => this.run(s, ps, session, e) };
-      return runPulled(work.plan, work.p, engine, exact);
-    }
+    if (work.kind === 'pulled') return runPulled(work.plan, work.p, this.pulledRun(session), exact);
     if (exact && this.dialect === 'sqlite' && work.kind === 'rows') {
       work = { ...work, statements: work.statements.map((st) => ({ ...st, exactIntegers: true })), merge: work.merge && { ...work.merge, integersAsNumbers: false } };
     }
@@ -123,6 +147,7 @@ export class ShardingEngine {
       await session.control({ sql, parameters: parameters ?? [] }, work.plan.control);
       return rowsResult([]);
     }
+    if (work.kind === 'compound') return runCompound(work.plan, work.p, this.compound, session);
     if (work.kind === 'where-exists') {
       return writesResult(await this.runSequentially(await this.shardsHolding(work, session), session), this.dialect);
     }
@@ -194,6 +219,7 @@ export class ShardingEngine {
     // Which shards hold the object is known only at run time: every shard is a candidate.
     if (planned.kind === 'where-exists') return this.targets.map((t) => ({ shard: t.name, sql, parameters }));
     if (planned.kind === 'pulled') return explainPulled(planned.plan, planned.p, this.dialect, (s, ps) => this.explain(s, ps), this.targets.map((t) => t.name));
+    if (planned.kind === 'compound') return explainCompound(planned.plan, planned.p, this.compound).map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters }));
     const work = planned.kind === 'rows' ? this.combined(planned) : planned;
     return work.statements.map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters }));
   }
@@ -213,6 +239,8 @@ export class ShardingEngine {
         return { kind: 'where-exists', plan, statement: same(0) };
       case 'pulled':
         return { kind: 'pulled', plan, p };
+      case 'compound':
+        return { kind: 'compound', plan, p };
       case 'insert': {
         const rule = this.rules.ruleOf(plan.table)!;
         const rows = insertRowsOf(p, this.dialect);

@@ -49,3 +49,4 @@ export { buildMerge, type MergePipeline } from './build-merge.js';
 export { explainTree } from './explain.js';
 export { collectRows } from './collect-rows.js';
 export { createListedOrder, type ListedOrderOperator } from './listed-order.js';
+export { combineBranches, setOperation, type SetOperation, type SetPrecedence } from './set-operations.js';

@@ -3,6 +3,7 @@ import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { TransactionControl } from '../session/shard-session.js';
 import { parseStatement, type ParserSyntaxError } from './from-parser.js';
+import { analyzeCompound } from './analyze-compound.js';
 import { analyzeDdl, analyzePragma } from './analyze-ddl.js';
 import { analyzeInsert } from './analyze-insert.js';
 import { analyzeSelect } from './analyze-select.js';
@@ -28,6 +29,9 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
   if (!mentionsDistributedTable(p.sql, dialect, rules)) return { kind: 'default-shard', reason: 'names no sharded or broadcast table' };
 
   if (verb === 'INSERT' || verb === 'REPLACE') return pulledInsertPlan(p, rules, dialect) ?? analyzeInsert(p, rules, dialect);
+  // UNION / EXCEPT / INTERSECT: each SELECT runs as a statement of its own (see analyze-compound.ts).
+  const compound = verb === 'SELECT' ? analyzeCompound(p, rules, dialect, (branch) => analyze(branch, rules, dialect)) : undefined;
+  if (compound) return compound;
 
   if (verb === 'SELECT' || verb === 'WITH' || verb === 'UPDATE' || verb === 'DELETE') {
     let ast;
@@ -41,7 +45,7 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
       );
     }
     if (ast?.kind === 'select') {
-      if (ast.compound) throw new UnsupportedShardingError('UNION over sharded tables is not supported yet.', { sql: p.sql });
+      if (ast.compound) throw new UnsupportedShardingError('A compound SELECT (UNION / EXCEPT / INTERSECT) after WITH, or wrapped in parentheses as a whole, is not supported over sharded tables; write it as SELECT … UNION SELECT … without them.', { sql: p.sql });
       return pulledSubqueryPlan(ast, p, rules, dialect) ?? analyzeSelect(ast, rules, dialect, p.sql);
     }
     if (ast?.kind === 'update' || ast?.kind === 'delete') return pulledSubqueryPlan(ast, p, rules, dialect) ?? analyzeWrite(ast, rules, p.sql);

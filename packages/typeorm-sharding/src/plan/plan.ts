@@ -10,6 +10,7 @@ import type { PrintedSql } from './print-sql.js';
 import type { PlannedComputation, SelectMergePlan } from './select-merge.js';
 import type { SchemaObjectKind } from './ddl-target.js';
 import type { ValueBinding } from './pulled-binding.js';
+import type { CompoundPlan } from './compound-plan.js';
 
 /** Where a table's rows live. */
 export type TableDistribution = 'sharded' | 'broadcast' | 'unsharded';
@@ -189,4 +190,4 @@ export interface PulledSubqueriesPlan {
 }
 
 /** Everything the planner can decide. Each stage handles every kind (see `route`). */
-export type Plan = SelectPlan | InsertPlan | WritePlan | DefaultShardPlan | AllShardsPlan | WhereExistsPlan | SessionPlan | PulledSubqueriesPlan;
+export type Plan = SelectPlan | InsertPlan | WritePlan | DefaultShardPlan | AllShardsPlan | WhereExistsPlan | SessionPlan | PulledSubqueriesPlan | CompoundPlan;

@@ -19,6 +19,8 @@ export function innerSelectProblem(ast: SelectNode): string | undefined {
     else if (select.groupBy.length > 0) problem = 'a subquery with GROUP BY';
     else if (select.distinct) problem = 'a subquery with DISTINCT';
     else if (select.items.some((i) => aggregatesOf(i.expr).length > 0)) problem = 'a subquery with aggregates';
+    // Each shard would combine only its own rows (and repeat broadcast rows): run the compound on its own instead.
+    else if (select.compound) problem = 'a UNION / EXCEPT / INTERSECT in a subquery';
     if (problem) return `${problem} over several shards`;
   }
   return undefined;

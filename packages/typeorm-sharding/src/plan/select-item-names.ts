@@ -15,7 +15,7 @@ export interface ItemSpan {
  * between the SELECT keyword (and its modifiers) and the first top-level clause keyword,
  * cut at top-level commas.
  */
-export function selectItemSpans(p: ParameterizedSql, dialect: SqlDialect): ItemSpan[] {
+export function selectItemSpans(p: Pick<ParameterizedSql, 'sql'>, dialect: SqlDialect): ItemSpan[] {
   const count = lex(p.sql, dialect, tokens);
   const word = (i: number) => (tokens.kinds[i] === TokenKind.Word ? p.sql.slice(tokens.starts[i], tokens.ends[i]) : '');
   let i = 0;

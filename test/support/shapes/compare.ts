@@ -15,7 +15,7 @@ import type { ShapeCase, Typed } from './ast.js';
 export const FLOAT_TOLERANCE = 1e-9;
 
 /** Relative tolerance of `serverRounded` values (see `Typed.serverRounded`). */
-export const SERVER_ROUNDED_TOLERANCE = 1e-3;
+export const SERVER_ROUNDED_TOLERANCE = 5e-3;
 
 export type CompareMode = 'number' | 'float' | 'rounded' | 'text' | 'anyCase' | 'other';
 

@@ -139,8 +139,18 @@ export function outputsOf(q: Select, dialect: Dialect, inUnion = false): Typed[]
   return items.map((i) => {
     const t = typeOf(i.expr, dialect);
     const typed = collapsed && isText(t.type) ? { ...t, anyCase: true } : t;
-    return sortsThroughTempTable && i.expr.kind !== 'aggregate' && hasRoundedAggregate(i.expr) ? { ...typed, serverRounded: true } : typed;
+    const rounded = (sortsThroughTempTable && i.expr.kind !== 'aggregate' && hasRoundedAggregate(i.expr)) || (dialect === 'mysql' && q.groupBy.length > 0 && hasQuotientSum(i.expr));
+    return rounded ? { ...typed, serverRounded: true } : typed;
   });
+}
+
+/**
+ * True when `e` holds SUM or AVG of a quotient: grouping through a temporary table, MariaDB
+ * rounds each row's quotient to its shown scale before adding (grouping along an index, it
+ * does not); the merge adds full quotients.
+ */
+function hasQuotientSum(e: Expr): boolean {
+  return someExpr(e, (x) => x.kind === 'aggregate' && (x.fn === 'SUM' || x.fn === 'AVG') && x.arg !== undefined && someExpr(x.arg, (y) => y.kind === 'arith' && y.op === '/'));
 }
 
 /** True when `e` holds an aggregate with DISTINCT. */

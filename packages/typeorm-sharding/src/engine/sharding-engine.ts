@@ -85,6 +85,8 @@ export class ShardingEngine {
   private readonly executor: ExecutorSettings;
   /** UNION / EXCEPT / INTERSECT: each SELECT is planned as a logical statement of its own (see run-compound.ts). */
   private readonly compound: CompoundHost;
+  /** Plans whose original text the default shard accepted (`SelectPlan.checkOriginal`). */
+  private readonly checked = new WeakSet<object>();
 
   constructor(
     readonly rules: ShardingRules,
@@ -199,16 +201,27 @@ export class ShardingEngine {
    */
   private async checkedPlan(sql: string, parameters: readonly unknown[]): Promise<Work> {
     try {
-      return this.plan(sql, parameters);
+      const work = this.plan(sql, parameters);
+      // Once per shape: the database's verdict on a text the shards do not see as written.
+      if (work.kind === 'rows' && work.plan?.checkOriginal && work.statements.length > 1 && !this.checked.has(work.plan)) {
+        await this.check(sql, parameters);
+        this.checked.add(work.plan);
+      }
+      return work;
     } catch (error) {
       if (!(error instanceof UnreadableStatementError)) throw error;
-      const target = this.targets[0]!;
-      try {
-        await target.check(sql);
-      } catch (rejected) {
-        throw shardFailure(rejected, { shard: target.name, physicalQuery: sql, physicalParameters: parameters });
-      }
+      await this.check(sql, parameters);
       throw error;
+    }
+  }
+
+  /** Shows `sql` to the default shard without running it; its rejection is the database's own error. */
+  private async check(sql: string, parameters: readonly unknown[]): Promise<void> {
+    const target = this.targets[0]!;
+    try {
+      await target.check(sql);
+    } catch (rejected) {
+      throw shardFailure(rejected, { shard: target.name, physicalQuery: sql, physicalParameters: parameters });
     }
   }
 

@@ -65,6 +65,7 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
     computed: merge.computed,
     cutHaving: merge.cutHaving,
     shardHaving: merge.shardHaving,
+    checkOriginal: merge.checkOriginal,
     derivedColumns: merge.derivedColumns,
     extraGroupBy: merge.extraGroupBy,
     itemAliases: merge.itemAliases,

@@ -88,6 +88,8 @@ export interface SelectPlan {
   readonly cutHaving: boolean;
   /** With `cutHaving`: the HAVING terms the shards keep (they read group keys only). */
   readonly shardHaving: PrintedSql | undefined;
+  /** Check the original text on the default shard once per shape (see `SelectMergePlan.checkOriginal`). */
+  readonly checkOriginal: boolean;
   /**
    * Aggregates without GROUP BY: one row comes back even when nothing matches, so a statement
    * routed to no shard still runs once (on the default shard) to produce it.

@@ -22,7 +22,7 @@ import { aggregateOrderOf } from './column-order.js';
 import { orderingOf, type OrderingOf } from './sort-key-of.js';
 import { listedRowsOf } from './mention-order.js';
 import type { AggregateNode, ColumnNode, SelectNode, SqlNode } from './sql-node.js';
-import { aggregatesOf, conjunctsOf, containsAggregate, containsWindow, sameExpression, someNode } from './sql-tree.js';
+import { aggregatesOf, childrenOf, conjunctsOf, containsAggregate, containsWindow, sameExpression, someNode } from './sql-tree.js';
 
 /** Functions whose value differs from one evaluation (or one shard's statement) to the next. */
 const VOLATILE = new Set(['RAND', 'RANDOM', 'RANDOMBLOB', 'UUID', 'UUID_SHORT', 'SYS_GUID', 'SYSDATE', 'NOW', 'CURRENT_TIMESTAMP', 'LOCALTIME', 'LOCALTIMESTAMP', 'CURTIME', 'CURRENT_TIME', 'UNIX_TIMESTAMP', 'CONNECTION_ID', 'LAST_INSERT_ID', 'FOUND_ROWS', 'ROW_COUNT', 'NEXTVAL', 'LASTVAL', 'SLEEP', 'BENCHMARK', 'GET_LOCK']);
@@ -30,6 +30,13 @@ const VOLATILE = new Set(['RAND', 'RANDOM', 'RANDOMBLOB', 'UUID', 'UUID_SHORT', 
 /** True when `expr` has one value for every row of the statement: no column, aggregate, subquery or volatile function. */
 function isConstant(expr: SqlNode): boolean {
   return !someNode(expr, (n) => n.kind === 'column' || n.kind === 'star' || n.kind === 'aggregate' || n.kind === 'subquery' || n.kind === 'opaque' || (n.kind === 'function' && (n.window || VOLATILE.has(n.name))));
+}
+
+/** True when `node` reads a column other than as an aggregate's argument. */
+function columnOutsideAggregates(node: SqlNode): boolean {
+  if (node.kind === 'column') return true;
+  if (node.kind === 'aggregate' || node.kind === 'subquery') return false;
+  return childrenOf(node).some(columnOutsideAggregates);
 }
 
 function andOf(terms: readonly SqlNode[]): SqlNode {
@@ -64,6 +71,13 @@ export interface SelectMergePlan {
   readonly cutHaving: boolean;
   /** The HAVING terms every shard decides alone (they read group keys only): kept on the shards, not evaluated again. */
   readonly shardHaving: PrintedSql | undefined;
+  /**
+   * The merge evaluates a HAVING that reads columns outside aggregates, which the shards are
+   * asked to select: their statements no longer show whether the database accepts the
+   * original (MySQL rejects a HAVING column that is neither selected nor grouped by). The
+   * original text is checked on the default shard once per statement shape.
+   */
+  readonly checkOriginal: boolean;
   /** SQLite: read integers as bigint so that INTEGER and REAL values stay apart (evaluation, exact sums). */
   readonly exactIntegers: boolean;
   /** Why the result cannot be merged exactly, when it cannot. */
@@ -198,7 +212,8 @@ class SelectMergeBuilder {
       ...(select.distinct ? { distinct: { columns: select.items.map((item, index) => this.groupKey(item.expr, index)) } } : {}),
       ...(this.hidden.length > 0 ? { strip: [...this.hidden] } : {}),
     } as MergeSpec;
-    return this.result(merge, { pushLimit: false, cutHaving: select.having !== undefined, shardHaving: onShards, having, exactIntegers: dialect === 'sqlite' });
+    const checkOriginal = afterMerge !== undefined && columnOutsideAggregates(afterMerge);
+    return this.result(merge, { pushLimit: false, cutHaving: select.having !== undefined, shardHaving: onShards, having, checkOriginal, exactIntegers: dialect === 'sqlite' });
   }
 
   /**
@@ -501,6 +516,7 @@ class SelectMergeBuilder {
       pushLimit: true,
       cutHaving: false,
       shardHaving: undefined,
+      checkOriginal: false,
       exactIntegers: false,
       unmergeable: undefined,
       ...fields,

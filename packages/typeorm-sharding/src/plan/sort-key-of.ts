@@ -22,6 +22,19 @@ const MYSQL_TEMPORAL: ExactColumnOrder = {
 };
 
 /**
+ * A computed DOUBLE that is no column (`price - ratio`): the server prints it with fewer digits
+ * than it compares with once it went through a temporary table (a GROUP BY, DISTINCT), so two
+ * values it keeps apart can reach the client as one. Its exact decimal expansion is the key:
+ * exact for magnitudes from 1e-30 to 1e35 (beyond them DECIMAL(65, 30) cannot hold the value).
+ */
+const MYSQL_COMPUTED_DOUBLE: ExactColumnOrder = {
+  kind: 'exact',
+  order: { type: 'numeric', collation: 'binary', key: (c) => `CAST(${c} AS DECIMAL(65, 30))` },
+  extreme: NUMERIC_ORDER.extreme,
+  rule: 'computed DOUBLE: `CAST(expr AS DECIMAL(65, 30))`',
+};
+
+/**
  * The ordering the database applies to values of `type`. A table column's comes from its
  * metadata (`column-order.ts`: every column type, by the server's own keys where needed);
  * an expression's from its SQL type. SQLite orders by storage class whatever the expression
@@ -33,7 +46,7 @@ export function orderingOf(type: ExprType, dialect: SqlDialect, what: string): O
   if (dialect === 'sqlite') return UNTYPED_ORDER;
   switch (type.kind) {
     case 'number':
-      return NUMERIC_ORDER;
+      return type.class === 'real' && type.inexact !== true ? MYSQL_COMPUTED_DOUBLE : NUMERIC_ORDER;
     case 'text':
       return MYSQL_TEXT;
     case 'temporal':

@@ -106,7 +106,7 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
       insert(clauses.groupByEnd, clauses.groupBy ? `, ${list}` : ` GROUP BY ${list}`, values);
     }
     if (ctx.cutHaving && clauses.having >= 0) {
-      // Values inside HAVING go with it; those of the kept terms come back with them.
+      // Values inside HAVING go with it; those of the kept terms (`shardHaving`) come back with them.
       for (const slot of p.slots) if (slot.start >= clauses.having && slot.end <= clauses.havingEnd && slot.paramIndex !== undefined) dropped.add(slot.paramIndex);
       const values: unknown[] = [];
       const kept = ctx.shardHaving ? `HAVING ${withSlots(ctx.shardHaving.text, ctx, values)} ` : '';

@@ -133,8 +133,16 @@ export interface VarianceAggregate {
   readonly sample: boolean;
   readonly sqrt: boolean;
   readonly countAlias: string;
-  readonly sumAlias: string;
-  readonly sumSquaresAlias: string;
+  /** Exact arguments: each shard's SUM(x) and SUM(x * x), combined exactly. */
+  readonly sumAlias?: string;
+  readonly sumSquaresAlias?: string;
+  /**
+   * DOUBLE arguments: each shard's AVG(x) and VAR_POP(x) (the server's stable running
+   * variance), combined as Chan et al. combine partial variances: Σx² − (Σx)²/n over
+   * rounded double sums would cancel catastrophically (values all equal give 1e-17, not 0).
+   */
+  readonly meanAlias?: string;
+  readonly varPopAlias?: string;
   /**
    * Decimal places the server shows the result with (MySQL: the argument's scale + 4 for an
    * exact argument, e.g. 1.2472 for integers); undefined: every digit of the double.
@@ -200,7 +208,7 @@ export function derivedColumnsOf(spec: AggregateSpec): readonly string[] {
     case 'AVG_DISTINCT':
       return [spec.valuesAlias, ...(spec.distinctAlias ? [spec.distinctAlias] : [])];
     case 'VARIANCE':
-      return [spec.countAlias, spec.sumAlias, spec.sumSquaresAlias];
+      return [spec.countAlias, spec.sumAlias, spec.sumSquaresAlias, spec.meanAlias, spec.varPopAlias].filter((c): c is string => c !== undefined);
     case 'GROUP_CONCAT':
       return [spec.valuesAlias, ...(spec.distinctAlias ? [spec.distinctAlias] : []), ...spec.orderBy.map((o) => o.column), ...(spec.countAlias ? [spec.countAlias] : [])];
     case 'COUNT':

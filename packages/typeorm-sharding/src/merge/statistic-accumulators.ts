@@ -38,7 +38,12 @@ function align(a: ScaledDecimal, scale: number): bigint {
 /** Significant digits kept when the exact variance is turned into a double (more than a double holds). */
 const DIGITS = 40;
 
-const variance: AccumulatorFactories<'VARIANCE'>['VARIANCE'] = (spec) => {
+const variance: AccumulatorFactories<'VARIANCE'>['VARIANCE'] = (spec) => (spec.varPopAlias !== undefined ? doubleVariance(spec) : exactVariance(spec));
+
+/** The variance of exact arguments from exact partial sums: one rounding, at the end. */
+const exactVariance: AccumulatorFactories<'VARIANCE'>['VARIANCE'] = (spec) => {
+  const sumAlias = spec.sumAlias!;
+  const sumSquaresAlias = spec.sumSquaresAlias!;
   let n = 0n;
   let sum: ScaledDecimal = { unscaled: 0n, scale: 0 };
   let squares: ScaledDecimal = { unscaled: 0n, scale: 0 };
@@ -51,8 +56,8 @@ const variance: AccumulatorFactories<'VARIANCE'>['VARIANCE'] = (spec) => {
       const count = read(row, spec.countAlias);
       if (isSqlNull(count) || scaled(count).unscaled === 0n) return;
       n += scaled(count).unscaled;
-      sum = add(sum, scaled(read(row, spec.sumAlias)));
-      squares = add(squares, scaled(read(row, spec.sumSquaresAlias)));
+      sum = add(sum, scaled(read(row, sumAlias)));
+      squares = add(squares, scaled(read(row, sumSquaresAlias)));
     },
     result() {
       if (n === 0n || (spec.sample && n === 1n)) return null;
@@ -61,6 +66,34 @@ const variance: AccumulatorFactories<'VARIANCE'>['VARIANCE'] = (spec) => {
       const numerator = n * align(squares, scale) - align({ unscaled: sum.unscaled * sum.unscaled, scale: sum.scale * 2 }, scale);
       const denominator = spec.sample ? n * (n - 1n) : n * n;
       const value = numerator <= 0n ? 0 : Number(formatDecimal(divideDecimal({ unscaled: numerator, scale }, denominator, DIGITS)));
+      const result = spec.sqrt ? Math.sqrt(value) : value;
+      return spec.decimals === undefined ? result : Number(result.toFixed(spec.decimals));
+    },
+  };
+};
+
+/** The variance of DOUBLE arguments from each shard's count, mean and population variance (Chan et al.'s pairwise update). */
+const doubleVariance: AccumulatorFactories<'VARIANCE'>['VARIANCE'] = (spec) => {
+  let n = 0;
+  let mean = 0;
+  let m2 = 0;
+  return {
+    add(row) {
+      const count = read(row, spec.countAlias);
+      if (isSqlNull(count)) return;
+      const nb = Number(count);
+      if (nb === 0) return;
+      const meanB = Number(read(row, spec.meanAlias!));
+      const m2B = Number(read(row, spec.varPopAlias!)) * nb;
+      const total = n + nb;
+      const delta = meanB - mean;
+      mean += (delta * nb) / total;
+      m2 += m2B + (delta * delta * n * nb) / total;
+      n = total;
+    },
+    result() {
+      if (n === 0 || (spec.sample && n === 1)) return null;
+      const value = Math.max(0, m2 / (spec.sample ? n - 1 : n));
       const result = spec.sqrt ? Math.sqrt(value) : value;
       return spec.decimals === undefined ? result : Number(result.toFixed(spec.decimals));
     },

@@ -23,12 +23,15 @@ export function parserQuotedIdent(text: string): string {
  * accepts in `VALUES (…)` and `SET x = …` (MySQL's `DEFAULT(col)` always has an argument,
  * so the empty call cannot be confused with real SQL).
  */
+/** Functions node-sql-parser's grammar does not know, by a synonym it knows (MySQL: STD is STDDEV_POP, VARIANCE is VAR_POP). */
+const FUNCTION_SYNONYMS: Readonly<Record<string, string>> = { STD: 'STDDEV_POP', VARIANCE: 'VAR_POP' };
+
 export function parserWord(sql: string, t: TokenBuffer, i: number): string {
   const word = sql.slice(t.starts[i], t.ends[i]);
   const next = i + 1 < t.count ? t.kinds[i + 1] : 0;
   const prev = i > 0 ? t.kinds[i - 1] : 0;
   const afterInto = prev === TokenKind.Word && isWord(sql, t.starts[i - 1]!, t.ends[i - 1]!, 'into');
-  if (next === TokenKind.Open && !afterInto) return word;
+  if (next === TokenKind.Open && !afterInto) return FUNCTION_SYNONYMS[word.toUpperCase()] ?? word;
   if (afterInto || prev === TokenKind.Dot || next === TokenKind.Dot) return backtick(word);
   const upper = word.toUpperCase();
   if (upper === 'DEFAULT' && (prev === TokenKind.Open || prev === TokenKind.Comma || isEquals(sql, t, i - 1))) {

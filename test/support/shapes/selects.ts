@@ -161,7 +161,10 @@ export function buildSelect(g: Gen, role: Role): Built {
         itemTexts,
         outputs,
         onlyItems: distinct,
-        exprTerms: true,
+        // MariaDB 10.11 answers `SELECT DISTINCT LOWER(CASE … END) AS v, g … ORDER BY g DESC,
+        // LOWER(CASE … END) LIMIT 5` with one row per g (the same ORDER BY by alias is right):
+        // a DISTINCT ORDER BY repeats no item as an expression there.
+        exprTerms: !(distinct && g.dialect === 'mysql'),
         unique: uniqueExprs,
         extra: () => (aggregateSelect ? aggregateExpr(g, { ...level, exact: true }, 'any', 1) : extraRowKey(g, scope)),
       })

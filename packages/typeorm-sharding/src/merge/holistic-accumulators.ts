@@ -39,33 +39,30 @@ function exactSum(values: readonly unknown[]): { total: ScaledDecimal; floating:
   return { total, floating };
 }
 
-const sumDistinct: AccumulatorFactories<'SUM_DISTINCT'>['SUM_DISTINCT'] = (spec) => {
+/** SUM/AVG(DISTINCT …): the exact total of the distinct values, finished by `finish` (NULL when there is none). */
+function overDistinctValues(
+  spec: { readonly valuesAlias: string; readonly distinctAlias?: string | undefined },
+  finish: (sum: ReturnType<typeof exactSum>, count: number, partial: unknown) => unknown,
+): Accumulator {
   const values = distinctValues(spec.valuesAlias, spec.distinctAlias);
   return {
     add: values.add,
     result: (partial) => {
       const all = values.values();
-      if (all.length === 0) return null;
-      const { total, floating } = exactSum(all);
-      return floating ? Number(formatDecimal(total)) : representLike(total, partial);
+      return all.length === 0 ? null : finish(exactSum(all), all.length, partial);
     },
   };
-};
+}
 
-const avgDistinct: AccumulatorFactories<'AVG_DISTINCT'>['AVG_DISTINCT'] = (spec) => {
-  const values = distinctValues(spec.valuesAlias, spec.distinctAlias);
-  return {
-    add: values.add,
-    result: (partial) => {
-      const all = values.values();
-      if (all.length === 0) return null;
-      const { total, floating } = exactSum(all);
-      if (floating || typeof partial !== 'string') return Number(formatDecimal(total)) / all.length;
-      const quotient = divideDecimal(total, BigInt(all.length), (scaleOfText(partial) ?? total.scale + (spec.scaleIncrement ?? 4)) - total.scale);
-      return representLike(quotient, partial);
-    },
-  };
-};
+const sumDistinct: AccumulatorFactories<'SUM_DISTINCT'>['SUM_DISTINCT'] = (spec) =>
+  overDistinctValues(spec, ({ total, floating }, _count, partial) => (floating ? Number(formatDecimal(total)) : representLike(total, partial)));
+
+const avgDistinct: AccumulatorFactories<'AVG_DISTINCT'>['AVG_DISTINCT'] = (spec) =>
+  overDistinctValues(spec, ({ total, floating }, count, partial) => {
+    if (floating || typeof partial !== 'string') return Number(formatDecimal(total)) / count;
+    const quotient = divideDecimal(total, BigInt(count), (scaleOfText(partial) ?? total.scale + (spec.scaleIncrement ?? 4)) - total.scale);
+    return representLike(quotient, partial);
+  });
 
 /** Text of one value inside GROUP_CONCAT, as the server writes it. */
 function concatText(value: unknown): string {

@@ -126,29 +126,17 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
       if (VARIANCES.has(name) && ctx.dialect === 'mysql' && !node.distinct) {
         const argType = ctx.typer.typeOf(arg);
         if (argType.kind !== 'number' || argType.inexact) return { problem: `${name}() of an expression whose SQL type is not known (write it as CAST(… AS DECIMAL / DOUBLE))` };
+        const common = { alias, fn: 'VARIANCE', sample: SAMPLE.has(name), sqrt: ROOT.has(name), countAlias: ctx.derive(wrap('COUNT', printedArg), 'var_n') } as const;
+        // DOUBLE: each shard's mean and running variance (see VarianceAggregate).
+        if (argType.class === 'real') return { ...common, meanAlias: ctx.derive(wrap('AVG', printedArg), 'var_mean'), varPopAlias: ctx.derive(wrap('VAR_POP', printedArg), 'var_pop') };
         // Exact arguments are squared as DECIMAL (BIGINT squares overflow) and shown with scale + 4 places, as the server does.
-        if (argType.class === 'real') {
-          return {
-            alias,
-            fn: 'VARIANCE',
-            sample: SAMPLE.has(name),
-            sqrt: ROOT.has(name),
-            countAlias: ctx.derive(wrap('COUNT', printedArg), 'var_n'),
-            meanAlias: ctx.derive(wrap('AVG', printedArg), 'var_mean'),
-            varPopAlias: ctx.derive(wrap('VAR_POP', printedArg), 'var_pop'),
-          };
-        }
         const scale = argType.class === 'int' ? 0 : argType.scale;
         if (scale === undefined) return { problem: `${name}() of a DECIMAL expression of unknown scale` };
         const factor = `CAST(${printedArg.text} AS DECIMAL(65, ${scale}))`;
         const square: PrintedSql = { text: `(${factor}) * (${factor})`, slots: [...printedArg.slots, ...printedArg.slots] };
         const decimals = scale + 4 <= 30 ? scale + 4 : undefined;
         return {
-          alias,
-          fn: 'VARIANCE',
-          sample: SAMPLE.has(name),
-          sqrt: ROOT.has(name),
-          countAlias: ctx.derive(wrap('COUNT', printedArg), 'var_n'),
+          ...common,
           sumAlias: ctx.derive(wrap('SUM', printedArg), 'var_sum'),
           sumSquaresAlias: ctx.derive(wrap('SUM', square), 'var_sq'),
           ...(decimals === undefined ? {} : { decimals }),

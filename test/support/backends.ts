@@ -10,7 +10,14 @@ export type Backend = 'sqlite' | 'mariadb';
 export interface Fixture {
   readonly sharded: ShardedDataSource;
   readonly plain: DataSource;
+  /**
+   * Physical statements per shard: a coalesced round trip (one UNION ALL for several shards of
+   * a server) appears as one entry per shard it carried, with that shard's own statement, so
+   * that pruning and routing checks read per shard whatever the coalescing.
+   */
   readonly physical: PhysicalQueryEvent[];
+  /** Round trips as `onPhysicalQuery` reported them (one per coalesced statement). */
+  readonly roundTrips: PhysicalQueryEvent[];
   close(): Promise<void>;
 }
 
@@ -30,8 +37,11 @@ export async function openFixture(
   plainExtra: Record<string, unknown> = {},
 ): Promise<Fixture> {
   const physical: PhysicalQueryEvent[] = [];
+  const roundTrips: PhysicalQueryEvent[] = [];
   const onPhysicalQuery = (e: PhysicalQueryEvent) => {
-    physical.push(e);
+    roundTrips.push(e);
+    if (e.branches) for (const b of e.branches) physical.push({ ...e, shard: b.shard, shards: [b.shard], sql: b.sql, parameters: b.parameters, branches: undefined });
+    else physical.push(e);
     sharding.onPhysicalQuery?.(e);
   };
   const prefix = `tsh_${process.pid}_${++counter}`;
@@ -73,10 +83,12 @@ export async function openFixture(
     throw error;
   }
   physical.length = 0;
+  roundTrips.length = 0;
   return {
     sharded,
     plain,
     physical,
+    roundTrips,
     async close() {
       await sharded.destroy().catch(() => undefined);
       await plain.destroy().catch(() => undefined);

@@ -4,8 +4,14 @@ import type { PhysicalQueryLogLevel } from '../log/physical-query-log.js';
 
 /** One physical statement as it ran on a shard, reported through `onPhysicalQuery`. */
 export interface PhysicalQueryEvent {
-  /** Shard name. */
+  /** Shard name (the first shard of a coalesced statement). */
   readonly shard: string;
+  /** The server the statement ran on (SQLite: the shard's name). */
+  readonly server: string;
+  /** The shards the statement covered: one, or each shard of a coalesced `UNION ALL` (see `sharding.coalesce`). */
+  readonly shards: readonly string[];
+  /** A coalesced statement: the statement of each shard it carries, as each would have run alone. */
+  readonly branches?: readonly { readonly shard: string; readonly sql: string; readonly parameters: readonly unknown[] }[];
   /** The SQL sent to the shard. */
   readonly sql: string;
   /** The parameters sent with it. */
@@ -54,14 +60,16 @@ export interface ShardingOptions {
    */
   readonly streamThreshold?: number;
   /**
-   * MySQL/MariaDB: when several shards live on one server (same host, port and user, different
-   * databases), a scattered plain read reaches each server in one round trip: the per-shard
-   * statements are sent as one `UNION ALL` with database-qualified table names. Reads that
-   * need ordering, grouping or paging across shards are not combined. `onPhysicalQuery` then
-   * reports one event per server (named after its first shard).
-   * @default false
+   * MySQL/MariaDB: a scattered read sends the statements of the shards that share a server as
+   * one round trip, a `(…) UNION ALL (…)` with database-qualified table names (PolarDB-X's
+   * MERGE_UNION), for every read shape the merge supports: rows, ORDER BY (each server returns
+   * one sorted stream for the k-way merge), pages, aggregates, GROUP BY, DISTINCT, streamed deep
+   * pages. `maxBranches` caps the shards per statement (a server with more gets several
+   * statements, run in parallel). `false` sends one statement per shard. `onPhysicalQuery`
+   * reports one event per round trip, with the server and the shards it covered.
+   * @default { maxBranches: 16 }
    */
-  readonly combinePerServer?: boolean;
+  readonly coalesce?: boolean | { readonly maxBranches?: number };
   /**
    * Most distinct values an uncorrelated `x IN (SELECT …)` over sharded tables may return: the
    * subquery runs first and its values are written into the statement that runs next (as
@@ -87,16 +95,31 @@ export interface ShardingOptions {
   readonly logPhysicalQueries?: PhysicalQueryLogLevel;
 }
 
-/** Connection options of one shard: a name plus the TypeORM options that differ per shard. */
+/**
+ * Connection options of one shard: a name plus the TypeORM options that differ per shard. On
+ * MySQL/MariaDB a shard is a database on a server: either name the server (`server`, one of
+ * `servers`) and the `database`, or give connection options; shards whose connection options
+ * are the same but for the database share one server (one pool, one round trip, one local
+ * transaction).
+ */
 export type ShardConnectionOptions =
-  | ({ readonly name: string } & Partial<Omit<MysqlDataSourceOptions, 'type' | 'entities' | 'name'>>)
+  | ({ readonly name: string; readonly server?: string } & Partial<Omit<MysqlDataSourceOptions, 'type' | 'entities' | 'name'>>)
   | ({ readonly name: string } & Partial<Omit<BetterSqlite3DataSourceOptions, 'type' | 'entities' | 'name'>>);
+
+/**
+ * One MySQL/MariaDB server whose databases hold shards: a name the shards refer to, and the
+ * TypeORM connection options of its pool (`host`, `port`, `username`, `password`, `poolSize` —
+ * the pool every shard on it shares, @default 10 — …; no `database`).
+ */
+export type ServerOptions = { readonly name: string } & Partial<Omit<MysqlDataSourceOptions, 'type' | 'entities' | 'name' | 'database'>>;
 
 type CommonOmit = 'database' | 'name';
 
 /** Options of a ShardedDataSource on MySQL or MariaDB. */
 export type MysqlShardedOptions = Omit<MysqlDataSourceOptions, CommonOmit> & {
   readonly database?: string;
+  /** The servers, when shards name them (see `ShardConnectionOptions`); otherwise inferred. */
+  readonly servers?: readonly ServerOptions[];
   readonly shards: readonly ShardConnectionOptions[];
   readonly sharding?: ShardingOptions;
 };

@@ -24,6 +24,9 @@ export function validateShards(options: ShardedDataSourceOptions): void {
   }
 }
 
+/** Shards per coalesced statement unless `sharding.coalesce.maxBranches` says otherwise (see the benchmark). */
+const DEFAULT_MAX_BRANCHES = 16;
+
 const PHYSICAL_LOG_LEVELS: readonly unknown[] = [false, 'query', 'log', 'info', 'warn'];
 
 function positiveInteger(name: string, value: unknown, fallback: number): number {
@@ -49,6 +52,13 @@ export function resolveShardingOptions(options: ShardingOptions = {}): EngineSet
     throw new ShardingConfigError(`sharding.logPhysicalQueries must be false, 'query', 'log', 'info' or 'warn'; got ${JSON.stringify(options.logPhysicalQueries)}.`);
   }
   const planCacheSize = options.planCacheSize === 0 ? 0 : positiveInteger('planCacheSize', options.planCacheSize, 1000);
+  if ('combinePerServer' in options) {
+    throw new ShardingConfigError('sharding.combinePerServer is gone: statements to shards of one server are now combined by default (sharding.coalesce; false turns it off).');
+  }
+  const coalesce = options.coalesce ?? true;
+  if (typeof coalesce !== 'boolean' && (typeof coalesce !== 'object' || coalesce === null)) {
+    throw new ShardingConfigError(`sharding.coalesce must be true, false or { maxBranches }; got ${JSON.stringify(coalesce)}.`);
+  }
   return {
     concurrency: positiveInteger('concurrency', options.concurrency, availableParallelism()),
     maxInValuesPerQuery: positiveInteger('maxInValuesPerQuery', options.maxInValuesPerQuery, 256),
@@ -56,6 +66,7 @@ export function resolveShardingOptions(options: ShardingOptions = {}): EngineSet
     planCacheSize,
     streamThreshold: positiveInteger('streamThreshold', options.streamThreshold, 1000),
     maxSubqueryValues: positiveInteger('maxSubqueryValues', options.maxSubqueryValues, 10_000),
+    coalesce: coalesce === false ? undefined : { maxBranches: positiveInteger('coalesce.maxBranches', coalesce === true ? undefined : coalesce.maxBranches, DEFAULT_MAX_BRANCHES) },
     globalQueue: globalConcurrency === undefined ? undefined : new PQueue({ concurrency: globalConcurrency }),
     onPhysicalQuery: options.onPhysicalQuery,
   };

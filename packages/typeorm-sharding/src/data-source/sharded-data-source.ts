@@ -4,7 +4,10 @@ import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
 import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver.js';
 import { ShardConnectionError, ShardingConfigError, ShardingError } from '../errors/index.js';
 import { ShardingEngine, type ExplainedStatement } from '../engine/sharding-engine.js';
-import { dataSourceTarget, type ShardTarget } from '../execute/shard-target.js';
+import PQueue from 'p-queue';
+import { dataSourceTarget, serverShardTarget, type ShardTarget } from '../execute/shard-target.js';
+import { ServerPool, type Mysql2Pool } from '../servers/server-pool.js';
+import { resolveTopology } from '../servers/topology.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { PlanCacheStats } from '../plan/plan-cache.js';
 import { resolveShardingRules, type ShardingRules } from '../rules/index.js';
@@ -34,6 +37,9 @@ export class ShardedDataSource extends DataSource {
   readonly shardedOptions: ShardedDataSourceOptions;
   private readonly configError: ShardingError | undefined;
   private shardSources: DataSource[] = [];
+  /** MySQL: one DataSource per server, whose pool its shards share. */
+  private serverSources: DataSource[] = [];
+  private serverPools: ServerPool[] = [];
   private targets: ShardTarget[] = [];
   private engine: ShardingEngine | undefined;
   private rules: ShardingRules | undefined;
@@ -49,7 +55,7 @@ export class ShardedDataSource extends DataSource {
       if (!(error instanceof ShardingError)) throw error;
       configError = error;
     }
-    const { shards, sharding: _sharding, ...base } = options as ShardedDataSourceOptions & Record<string, unknown>;
+    const { shards, sharding: _sharding, servers: _servers, ...base } = options as ShardedDataSourceOptions & Record<string, unknown>;
     const first = Array.isArray(shards) && shards[0] ? withoutName(shards[0]) : {};
     const baseType = ['mysql', 'mariadb', 'better-sqlite3'].includes(String(base.type)) ? base.type : 'better-sqlite3';
     // The base DataSource gets the default shard's options so that its driver speaks the right
@@ -127,29 +133,43 @@ export class ShardedDataSource extends DataSource {
     if (this.configError) throw this.configError;
     if (this.isInitialized) throw new ShardingConfigError('This ShardedDataSource is already initialised.');
     const settings = resolveShardingOptions(this.shardedOptions.sharding);
-    const { shards, sharding: _s, ...base } = this.shardedOptions as ShardedDataSourceOptions & Record<string, unknown>;
+    const { shards, sharding: _s, servers: serverList, ...base } = this.shardedOptions as ShardedDataSourceOptions & Record<string, unknown>;
+    const topology = resolveTopology(base, shards as readonly Record<string, unknown>[], serverList as readonly Record<string, unknown>[] | undefined, this.dialect);
     this.shardLoggers = shards.map((shard) => new ShardLogger(() => this.logger, shard.name));
-    this.shardSources = shards.map((shard, i) => new DataSource({ ...base, ...withoutName(shard), ...SHARD_ONLY, logger: this.shardLoggers[i] } as unknown as DataSourceOptions));
+    const shardOptions = (i: number) => ({ ...topology.shards[i]!.options, ...SHARD_ONLY, logger: this.shardLoggers[i] }) as unknown as DataSourceOptions;
+    this.shardSources = topology.shards.map((_, i) => new DataSource(shardOptions(i)));
 
-    const outcomes = await Promise.allSettled(this.shardSources.map((ds) => ds.initialize()));
-    const failed = outcomes.map((o, i) => ({ o, i })).filter((x) => x.o.status === 'rejected');
-    if (failed.length > 0) {
-      await this.closeShards();
-      const first = failed[0]!;
-      const reason = (first.o as PromiseRejectedResult).reason as Error;
-      throw new ShardConnectionError(
-        `Could not connect shard${failed.length > 1 ? 's' : ''} ${failed.map((f) => shards[f.i]!.name).join(', ')}: ${reason?.message ?? reason}`,
-        { shard: shards[first.i]!.name, cause: reason },
-      );
+    try {
+      if (this.dialect === 'mysql') {
+        // One pool per server, shared by its shards' DataSources (see servers/server-pool.ts).
+        this.serverSources = topology.servers.map((server) => new DataSource({ ...server.options, ...SHARD_ONLY, entities: [], logger: new ShardLogger(() => this.logger, server.name) } as unknown as DataSourceOptions));
+        await initializeAll(this.serverSources, (i) => `server ${topology.servers[i]!.name}`);
+        this.serverPools = topology.servers.map((server, i) => new ServerPool(server.name, () => (this.serverSources[i]!.driver as unknown as { pool: Mysql2Pool }).pool));
+        topology.shards.forEach((shard, i) => {
+          const database = shard.database;
+          if (database === undefined) throw new ShardingConfigError(`Shard "${shard.name}" needs \`database\`: the database that holds its tables on its server.`, { shard: shard.name });
+          const view = this.serverPools[shard.server]!.databaseView(database);
+          Object.assign(this.shardSources[i]!.driver, { createPool: async () => view });
+        });
+      }
+      await initializeAll(this.shardSources, (i) => `shard ${shards[i]!.name}`, SHARDS_INITIALIZED_AT_ONCE);
+    } catch (error) {
+      await this.closeShards().catch(() => undefined);
+      throw error;
     }
     try {
       await this.buildMetadatas();
       this.copyDriverCapabilities(this.shardSources[0]!);
       this.rules = resolveShardingRules(this.entityMetadatas, this.shardNames, (m, p) => this.normalizedTypeOf(m, p));
-      this.targets = this.shardSources.map((ds, i) => dataSourceTarget(shards[i]!.name, i, ds));
-      const servers = this.dialect === 'mysql' && this.shardedOptions.sharding?.combinePerServer ? serverGroupsOf(this.shardedOptions) : undefined;
+      this.targets = this.shardSources.map((ds, i) => {
+        const shard = topology.shards[i]!;
+        return this.dialect === 'mysql'
+          ? serverShardTarget(shard.name, i, shard.database!, this.serverPools[shard.server]!, this.serverSources[shard.server]!, ds)
+          : dataSourceTarget(shard.name, i, ds);
+      });
       const logPhysical = physicalQueryLog(() => this.logger, this.shardedOptions.sharding?.logPhysicalQueries ?? false, this.shardedOptions.maxQueryExecutionTime);
-      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, { ...settings, servers, logPhysical });
+      const coalesce = this.dialect === 'mysql' ? settings.coalesce : undefined;
+      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, { ...settings, coalesce, logPhysical });
       Object.assign(this, { isInitialized: true });
       if (this.shardedOptions.dropSchema) await this.dropDatabase();
       if (this.shardedOptions.migrationsRun) await this.runMigrations({ transaction: this.shardedOptions.migrationsTransactionMode });
@@ -216,11 +236,14 @@ export class ShardedDataSource extends DataSource {
   }
 
   private async closeShards(): Promise<void> {
-    const open = this.shardSources.filter((ds) => ds.isInitialized);
-    const results = await Promise.allSettled(open.map((ds) => ds.destroy()));
+    // Shards first: their DataSources only borrow their server's pool.
+    const shardResults = await Promise.allSettled(this.shardSources.filter((ds) => ds.isInitialized).map((ds) => ds.destroy()));
+    const serverResults = await Promise.allSettled(this.serverSources.filter((ds) => ds.isInitialized).map((ds) => ds.destroy()));
     this.shardSources = [];
+    this.serverSources = [];
+    this.serverPools = [];
     this.targets = [];
-    const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
+    const failed = [...shardResults, ...serverResults].find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
     if (failed) throw new ShardConnectionError(`Closing a shard failed: ${(failed.reason as Error)?.message}`, { cause: failed.reason });
   }
 
@@ -256,15 +279,24 @@ function withoutName(shard: ShardConnectionOptions): Record<string, unknown> {
 }
 
 
-/** Shards grouped by the server and user they connect to (only groups of two or more). */
-function serverGroupsOf(options: ShardedDataSourceOptions): { groups: number[][]; databases: (string | undefined)[] } {
-  const base = options as unknown as Record<string, unknown>;
-  const byServer = new Map<string, number[]>();
-  const databases = options.shards.map((shard, index) => {
-    const o = { ...base, ...(shard as unknown as Record<string, unknown>) };
-    const key = JSON.stringify([o.socketPath ?? null, o.host ?? 'localhost', o.port ?? 3306, o.username ?? null, o.url ?? null]);
-    if (o.database !== undefined && !o.replication) byServer.set(key, [...(byServer.get(key) ?? []), index]);
-    return o.database as string | undefined;
+/** Shard DataSources initialised at once: each asks its server for its version, over the shared pool. */
+const SHARDS_INITIALIZED_AT_ONCE = 16;
+
+/**
+ * Initialises DataSources, `atOnce` at a time; on any failure closes those that did connect
+ * and throws one `ShardConnectionError` naming every one that failed.
+ */
+async function initializeAll(sources: readonly DataSource[], nameOf: (index: number) => string, atOnce = Infinity): Promise<void> {
+  const failed: { index: number; reason: unknown }[] = [];
+  const queue = new PQueue({ concurrency: atOnce });
+  await Promise.all(sources.map((ds, index) => queue.add(() => ds.initialize().then(() => undefined, (reason: unknown) => void failed.push({ index, reason })))));
+  if (failed.length === 0) return;
+  await Promise.allSettled(sources.filter((ds) => ds.isInitialized).map((ds) => ds.destroy()));
+  failed.sort((a, b) => a.index - b.index);
+  const first = failed[0]!;
+  const reason = first.reason as Error;
+  throw new ShardConnectionError(`Could not connect ${failed.map((f) => nameOf(f.index)).join(', ')}: ${reason?.message ?? String(reason)}`, {
+    shard: nameOf(first.index).replace(/^(shard|server) /, ''),
+    cause: reason,
   });
-  return { groups: [...byServer.values()].filter((g) => g.length > 1), databases };
 }

@@ -74,7 +74,7 @@ export async function runCompound(plan: CompoundPlan, p: ParameterizedSql, host:
   const rows: Row[][] = [];
   for (const branch of work.branches) {
     const own = results.slice(next, (next += branch.statements.length)).map((r) => (r.records ?? []) as Row[]);
-    const merged = own.length === 0 ? [] : own.length === 1 ? own[0]! : await collectRows(buildMerge(branch.merge!, own.map(arrayStream)));
+    const merged = own.length === 0 ? [] : branch.merge ? await collectRows(buildMerge(branch.merge, own.map(arrayStream))) : own[0]!;
     rows.push(merged.map((row) => positional(row, branch.names, work.keyed)));
   }
   return rowsResult(combineCompound(plan, p, work, rows, host.dialect));
@@ -137,7 +137,7 @@ function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost, br
   const keyed = columns.map((column, i) => compared[i]! && column.comparison?.key !== undefined);
   const prepared = branches.map(({ branch, own, work }, b): PreparedBranch => {
     const keys = keyColumns(own, columns, keyed);
-    const grouped = work.statements.length > 1 && (work.merge?.aggregates !== undefined || work.merge?.groupBy !== undefined);
+    const grouped = work.merge !== undefined && (work.merge.aggregates !== undefined || work.merge.groupBy !== undefined);
     const aggregate = keyed.findIndex((k, i) => k && grouped && columns[i]!.aggregates[b]);
     if (aggregate >= 0) {
       throw new UnsupportedShardingError(

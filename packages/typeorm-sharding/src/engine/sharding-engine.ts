@@ -7,14 +7,15 @@ import { shardFailure } from '../execute/shard-failure.js';
 import { executeStatements, type ExecutorSettings } from '../execute/executor.js';
 import { streamStatements } from '../execute/stream-statements.js';
 import type { ShardTarget } from '../execute/shard-target.js';
-import { buildMerge, collectRows, type MergeSpec, type Row } from '../merge/index.js';
+import { buildMerge, collectRows, inputOrderOf, type MergeSpec, type Row } from '../merge/index.js';
 import { ParameterizeCache, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
 import type { CompoundPlan } from '../plan/compound-plan.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
 import type { Plan, PulledSubqueriesPlan, SelectPlan, WhereExistsPlan, WritePlan } from '../plan/plan.js';
 import { rewriteUnit } from '../rewrite/rewrite-select.js';
-import { qualifyTables } from '../rewrite/qualify-tables.js';
+import { addressShard, type TableShape } from '../rewrite/address-shard.js';
+import { coalesce } from '../rewrite/coalesce.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import { checkKeyAssignment, routeByKey, type RouteSettings } from '../route/index.js';
 import { schemaObjectProbe } from '../route/schema-object-probe.js';
@@ -33,10 +34,11 @@ import { explainCompound, runCompound, type CompoundHost } from './run-compound.
 /** Resolved settings of the engine. */
 export interface EngineSettings extends RouteSettings {
   /**
-   * MySQL only: shards that share a server, by shard index, with each shard's database name.
-   * Scattered plain reads to several shards of one server are combined into one UNION ALL.
+   * MySQL: the statements of a scattered read that go to shards of one server are sent as one
+   * UNION ALL of at most `maxBranches` statements (see `rewrite/coalesce.ts`); undefined: one
+   * statement per shard.
    */
-  readonly servers?: { readonly groups: readonly (readonly number[])[]; readonly databases: readonly (string | undefined)[] };
+  readonly coalesce?: { readonly maxBranches: number } | undefined;
   /** Scattered pages whose offset+count exceed this many rows are streamed from the shards (MySQL). */
   readonly streamThreshold?: number;
   /** Most distinct values an `IN (SELECT …)` run first may put into its statement. @default 10000 */
@@ -49,6 +51,13 @@ export interface EngineSettings extends RouteSettings {
   readonly logPhysical?: PhysicalQueryLog | undefined;
 }
 
+/**
+ * Sort key types whose order MySQL applies to a UNION's result column exactly as the merge
+ * compares them: numbers, dates, bytes, MariaDB UUIDs. Text weights are compared pad-aware by
+ * the merge but byte-wise by the server (see `merge/mysql-weight.ts`).
+ */
+const UNION_SORTABLE: ReadonlySet<string> = new Set(['numeric', 'date', 'binary', 'mariadb-uuid', 'mariadb-uuid-swap-all']);
+
 /** What `explain()` returns for one physical statement. */
 export interface ExplainedStatement {
   readonly shard: string;
@@ -56,11 +65,14 @@ export interface ExplainedStatement {
   readonly parameters: readonly unknown[];
   /** What the statement depends on, when it is not known yet (a subquery's result): see `explainPulled`. */
   readonly note?: string;
+  /** A coalesced statement: the shards whose statements it carries (`shard` is the first). */
+  readonly shards?: readonly string[];
 }
 
 /** The physical work of one logical statement. */
 type Work =
   | { readonly kind: 'session'; readonly plan: Extract<Plan, { kind: 'session' }> }
+  /** A read: `merge` is defined exactly when the rows come from several shards (several statements, or one coalesced). */
   | { readonly kind: 'rows'; readonly statements: readonly PhysicalStatement[]; readonly merge: MergeSpec | undefined; readonly plan?: SelectPlan }
   | {
       readonly kind: 'writes';
@@ -99,8 +111,9 @@ export class ShardingEngine {
     this.executor = { concurrency: settings.concurrency, globalQueue: settings.globalQueue, onPhysicalQuery: settings.onPhysicalQuery, logPhysical: settings.logPhysical };
     this.compound = {
       dialect,
+      // Not coalesced: the compound appends its key columns to each shard's statement.
       branch: (sql, parameters) => {
-        const work = this.plan(sql, parameters);
+        const work = this.plan(sql, parameters, false);
         if (work.kind === 'pulled') {
           throw new UnsupportedShardingError('explain() of a compound SELECT one of whose SELECTs holds a subquery over sharded tables: that SELECT is planned with the subquery\'s values, known only when it runs.', { sql });
         }
@@ -154,21 +167,21 @@ export class ShardingEngine {
       return writesResult(await this.runSequentially(await this.shardsHolding(work, session), session), this.dialect);
     }
     if (work.statements.length === 0) return work.kind === 'rows' ? rowsResult([]) : writesResult([], this.dialect);
-    if (work.kind === 'rows' && !session.inTransaction) work = this.combined(work);
     if (work.kind === 'writes') {
       const results = work.sequential
         ? await this.runSequentially(work.statements, session)
         : await executeStatements(work.statements, this.targets, session, this.executor);
       return work.copies ? copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies) : writesResult(results, this.dialect, work.rowsOf);
     }
-    if (work.statements.length > 1 && this.shouldStream(work.merge!)) {
+    const { merge } = work;
+    if (merge && this.shouldStream(merge)) {
       const inputs = streamStatements(work.statements, this.targets, session, this.executor);
-      return rowsResult(await collectRows(buildMerge(work.merge!, inputs)));
+      return rowsResult(await collectRows(buildMerge(merge, inputs)));
     }
     const results = await executeStatements(work.statements, this.targets, session, this.executor);
-    if (results.length === 1) return results[0]!;
+    if (!merge) return results[0]!;
     const inputs = results.map((r) => arrayStream((r.records ?? []) as Row[]));
-    return rowsResult(await collectRows(buildMerge(work.merge!, inputs)));
+    return rowsResult(await collectRows(buildMerge(merge, inputs)));
   }
 
   /**
@@ -178,8 +191,8 @@ export class ShardingEngine {
    */
   async stream(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<AsyncIterable<Row>> {
     const work = this.plan(sql, parameters ?? []);
-    if (work.kind === 'rows' && work.statements.length > 1 && this.dialect === 'mysql') {
-      return withLogicalErrors(buildMerge(work.merge!, streamStatements(work.statements, this.targets, session, this.executor)), sql, parameters, this.dialect);
+    if (work.kind === 'rows' && work.merge && this.dialect === 'mysql') {
+      return withLogicalErrors(buildMerge(work.merge, streamStatements(work.statements, this.targets, session, this.executor)), sql, parameters, this.dialect);
     }
     const result = await this.query(sql, parameters, session);
     return arrayStream((result.records ?? []) as Row[]);
@@ -203,7 +216,7 @@ export class ShardingEngine {
     try {
       const work = this.plan(sql, parameters);
       // Once per shape: the database's verdict on a text the shards do not see as written.
-      if (work.kind === 'rows' && work.plan?.checkOriginal && work.statements.length > 1 && !this.checked.has(work.plan)) {
+      if (work.kind === 'rows' && work.plan?.checkOriginal && work.merge && !this.checked.has(work.plan)) {
         await this.check(sql, parameters);
         this.checked.add(work.plan);
       }
@@ -233,11 +246,11 @@ export class ShardingEngine {
     if (planned.kind === 'where-exists') return this.targets.map((t) => ({ shard: t.name, sql, parameters }));
     if (planned.kind === 'pulled') return explainPulled(planned.plan, planned.p, this.dialect, (s, ps) => this.explain(s, ps), this.targets.map((t) => t.name));
     if (planned.kind === 'compound') return explainCompound(planned.plan, planned.p, this.compound).map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters }));
-    const work = planned.kind === 'rows' ? this.combined(planned) : planned;
-    return work.statements.map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters }));
+    return planned.statements.map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters, ...(s.branches ? { shards: s.branches.map((b) => this.targets[b.shard]!.name) } : {}) }));
   }
 
-  private plan(sql: string, parameters: readonly unknown[]): Work {
+  /** @param coalesceReads send a scattered read's statements per server (`rewrite/coalesce.ts`) */
+  private plan(sql: string, parameters: readonly unknown[], coalesceReads = true): Work {
     const p = this.texts.parameterize(sql, parameters);
     const plan = this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect));
     const same = (shard: number): PhysicalStatement => ({ shard, sql, parameters });
@@ -258,13 +271,15 @@ export class ShardingEngine {
         const rule = this.rules.ruleOf(plan.table)!;
         const rows = insertRowsOf(p, this.dialect);
         const units = routeInsert(p, rows, plan.keyColumnIndex!, rule.shardKey!, plan.table);
-        return { kind: 'writes', statements: units.map((u) => rewriteInsert(p, rows, u)), sequential: false, rowsOf: units.map((u) => u.rows) };
+        return { kind: 'writes', statements: this.addressed(units.map((u) => rewriteInsert(p, rows, u)), { kind: 'write' }), sequential: false, rowsOf: units.map((u) => u.rows) };
       }
       case 'write':
-        return { kind: 'writes', statements: this.routeAndRewrite(p, plan), sequential: false };
+        return { kind: 'writes', statements: this.addressed(this.routeAndRewrite(p, plan), { kind: 'write' }), sequential: false };
       case 'select': {
-        const statements = this.routeAndRewrite(p, plan);
-        return { kind: 'rows', statements, merge: statements.length > 1 ? bindMerge(plan, p, this.dialect) : undefined, plan };
+        const statements = this.addressed(this.routeAndRewrite(p, plan), { kind: 'select', references: plan.tableReferences });
+        const merge = statements.length > 1 ? bindMerge(plan, p, this.dialect) : undefined;
+        if (!merge || !coalesceReads) return { kind: 'rows', statements, merge, plan };
+        return { kind: 'rows', ...this.coalesced(statements, merge, plan), plan };
       }
     }
   }
@@ -306,44 +321,37 @@ export class ShardingEngine {
     return scatter && plan.kind === 'select' && plan.exactIntegers ? statements.map((s) => ({ ...s, exactIntegers: true })) : statements;
   }
 
-  /**
-   * One round trip per server instead of one per shard: the statements of a plain scattered
-   * read (rows only concatenated) that go to shards of the same server become one
-   * `(…) UNION ALL (…)` with database-qualified table names. Anything the merge must order,
-   * group or cut is left as it is.
-   */
-  private combined(work: Extract<Work, { kind: 'rows' }>): Extract<Work, { kind: 'rows' }> {
-    if (!work.plan || !work.merge || work.statements.length < 2) return work;
-    const statements = this.combinePerServer(work.statements, work.merge, work.plan);
-    return statements === work.statements ? work : { ...work, statements };
+  /** MySQL shards that share a server: their statements with database-qualified tables where that is provably complete. */
+  private addressed(statements: PhysicalStatement[], shape: TableShape): PhysicalStatement[] {
+    if (this.dialect !== 'mysql') return statements;
+    const isTable = (name: string) => this.rules.ruleOf(name) !== undefined;
+    return statements.map((statement) => {
+      const database = this.targets[statement.shard]!.database;
+      return database === undefined ? statement : addressShard(statement, database, shape, isTable);
+    });
   }
 
-  private combinePerServer(statements: readonly PhysicalStatement[], merge: MergeSpec, plan: SelectPlan): readonly PhysicalStatement[] {
-    const servers = this.settings.servers;
-    if (!servers || merge.kind !== 'concat' || merge.limit || merge.groupBy || merge.aggregates || merge.distinct || merge.having || merge.strip || merge.listedOrder || merge.rename || merge.integersAsNumbers) return statements;
-    const serverOf = new Map<number, number>();
-    servers.groups.forEach((group, g) => group.forEach((shard) => serverOf.set(shard, g)));
-    const byServer = new Map<number, PhysicalStatement[]>();
-    const out: PhysicalStatement[] = [];
-    for (const s of statements) {
-      const g = serverOf.get(s.shard);
-      if (g === undefined) out.push(s);
-      else byServer.set(g, [...(byServer.get(g) ?? []), s]);
-    }
-    const isTable = (name: string) => this.rules.ruleOf(name) !== undefined;
-    for (const group of byServer.values()) {
-      if (group.length === 1) {
-        out.push(group[0]!);
-        continue;
-      }
-      const parts = group.map((s) => qualifyTables(s.sql, servers.databases[s.shard]!, isTable));
-      if (parts.some((q) => q.qualified !== plan.tableReferences)) {
-        out.push(...group);
-        continue;
-      }
-      out.push({ shard: group[0]!.shard, sql: parts.map((q) => `(${q.sql})`).join(' UNION ALL '), parameters: group.flatMap((s) => s.parameters) });
-    }
-    return out;
+  /**
+   * One round trip per server for a scattered read (see `rewrite/coalesce.ts`). When the merge
+   * expects sorted inputs but a sort key is one the server cannot sort a UNION by as the merge
+   * compares it (text weights of a PAD SPACE collation), the server's rows come unsorted and
+   * the merge sorts them in memory.
+   */
+  private coalesced(statements: PhysicalStatement[], merge: MergeSpec, plan: SelectPlan): { statements: PhysicalStatement[]; merge: MergeSpec } {
+    const settings = this.settings.coalesce;
+    if (!settings || statements.length < 2) return { statements, merge };
+    const order = inputOrderOf(merge);
+    const sortable = order === undefined || order.every((k) => UNION_SORTABLE.has(k.type ?? 'auto'));
+    const limit = merge.limit;
+    const rowLimit = plan.pushLimit && limit?.count !== undefined && (order === undefined ? merge.kind === 'concat' : sortable) ? BigInt(limit.offset) + BigInt(limit.count) : undefined;
+    const out = coalesce(statements, {
+      serverOf: (shard) => this.targets[shard]!.server,
+      maxBranches: settings.maxBranches,
+      order: sortable ? order?.map((k) => ({ column: k.column, direction: k.direction })) : undefined,
+      rowLimit,
+    });
+    const coalescedAny = out.some((s) => s.branches !== undefined);
+    return { statements: out, merge: coalescedAny && !sortable && merge.kind === 'ordered' ? { ...merge, unsortedInputs: true } : merge };
   }
 
   /**

@@ -15,6 +15,7 @@ function fakeShards(count: number) {
   const targets: ShardTarget[] = Array.from({ length: count }, (_, index) => ({
     name: `s${index}`,
     index,
+    server: `s${index}`,
     dataSource: undefined as never,
     check: async () => undefined,
     createRunner: () => {

@@ -66,37 +66,62 @@ export async function executeStatements(
   return results;
 }
 
+/** Where a statement ran, for its event: the shard, its server, and a coalesced statement's branches. */
+export function placeOf(statement: PhysicalStatement, targets: readonly ShardTarget[]): Pick<PhysicalQueryEvent, 'shard' | 'server' | 'shards' | 'branches'> {
+  const target = targets[statement.shard]!;
+  if (!statement.branches) return { shard: target.name, server: target.server, shards: [target.name] };
+  const branches = statement.branches.map((b) => ({ shard: targets[b.shard]!.name, sql: b.sql, parameters: b.parameters }));
+  return { shard: target.name, server: target.server, shards: branches.map((b) => b.shard), branches };
+}
+
 function runGuarded(statement: PhysicalStatement, targets: readonly ShardTarget[], session: ShardSession, settings: ExecutorSettings): Promise<QueryResult> {
-  const run = () => runOne(statement, targets[statement.shard]!, session, settings);
+  const run = () => runOne(statement, targets, session, settings);
   return settings.globalQueue ? (settings.globalQueue.add(run) as Promise<QueryResult>) : run();
 }
 
-async function runOne(statement: PhysicalStatement, target: ShardTarget, session: ShardSession, settings: ExecutorSettings): Promise<QueryResult> {
+async function runOne(statement: PhysicalStatement, targets: readonly ShardTarget[], session: ShardSession, settings: ExecutorSettings): Promise<QueryResult> {
+  const target = targets[statement.shard]!;
   const observed = settings.onPhysicalQuery !== undefined || settings.logPhysical !== undefined;
   const started = observed ? performance.now() : 0;
   const report = (rowCount: number, error?: unknown) =>
     reportPhysical(settings, session, {
-      shard: target.name,
+      ...placeOf(statement, targets),
       sql: statement.sql,
       parameters: statement.parameters,
       durationMs: performance.now() - started,
       rowCount,
       ...(error === undefined ? {} : { error }),
     });
-  // Inside a transaction the statement runs on the shard's pinned connection; outside, on any.
+  // Inside a transaction the statement runs on the server's pinned connection; outside, on any.
   const runner = session.inTransaction ? await session.acquire(target) : undefined;
   // SQLite's one connection per shard serves the transaction too, and reads integers exactly when asked.
   const direct = !runner || (statement.exactIntegers === true && target.executesOnTransactionConnection === true);
+  // A statement that names tables without their database runs where the shard's database is the default.
+  const unqualified = target.database !== undefined && statement.qualified !== true;
+  let failure: unknown;
   try {
+    if (!direct && unqualified) await target.useDatabaseOn?.(runner);
     const result = direct
-      ? await target.execute(statement.sql, statement.parameters, session.mode, { exactIntegers: statement.exactIntegers })
+      ? await target.execute(statement.sql, statement.parameters, session.mode, { exactIntegers: statement.exactIntegers, unqualified })
       : ((await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult);
     if (observed) report(result.records?.length ? result.records.length : (result.affected ?? 0));
     return result;
   } catch (cause) {
     if (observed) report(0, cause);
-    throw shardFailure(cause, { shard: target.name, physicalQuery: statement.sql, physicalParameters: statement.parameters });
+    failure = cause;
   } finally {
     if (runner) await session.done(target, runner);
   }
+  // A coalesced read failed: its branches, one by one, tell which shard fails (a table missing
+  // on one shard), so that the error names the shard as it would without coalescing.
+  if (statement.branches && isStatementError(failure)) {
+    for (const branch of statement.branches) await runOne(branch, targets, session, settings);
+  }
+  throw shardFailure(failure, { shard: target.name, physicalQuery: statement.sql, physicalParameters: statement.parameters });
+}
+
+/** True for an error the database raised for the statement (it has a SQL error number), not a lost connection. */
+function isStatementError(error: unknown): boolean {
+  const driverError = (error as { driverError?: { errno?: unknown; fatal?: unknown } } | undefined)?.driverError ?? (error as { errno?: unknown; fatal?: unknown } | undefined);
+  return typeof driverError?.errno === 'number' && driverError.fatal !== true;
 }

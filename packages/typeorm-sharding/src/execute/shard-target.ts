@@ -1,6 +1,7 @@
 import { QueryFailedError, QueryResult, type DataSource, type QueryRunner, type ReplicationMode } from 'typeorm';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
 import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver.js';
+import type { PooledConnection, ServerPool } from '../servers/server-pool.js';
 
 /**
  * One shard as the executor sees it: a name and ways to run a statement. Kept apart from
@@ -10,6 +11,15 @@ import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSq
 export interface ShardTarget {
   readonly name: string;
   readonly index: number;
+  /**
+   * The server the shard lives on: shards of one server share its connections, a transaction
+   * pins one connection per server, and `onPhysicalQuery` reports round trips per server.
+   * SQLite: the shard's own name (each file is its own server).
+   */
+  readonly server: string;
+  /** The shard's database on its server (MySQL), for statements that name tables without it. */
+  readonly database?: string | undefined;
+  /** The shard's own DataSource (schema sync, migrations, `getShardDataSource`). */
   readonly dataSource: DataSource;
   /** A runner for a whole transaction (pinned connection) or a stream. */
   createRunner(mode: ReplicationMode): QueryRunner;
@@ -28,12 +38,22 @@ export interface ShardTarget {
    * connection per shard), so that it may serve statements inside the transaction too.
    */
   readonly executesOnTransactionConnection?: boolean;
+  /**
+   * Makes the shard's database the default database of a runner's connection (a pinned
+   * transaction connection of its server), for a statement that names tables without it.
+   */
+  useDatabaseOn?(runner: QueryRunner): Promise<void>;
 }
 
 /** How `execute` reads results. */
 export interface ExecuteOptions {
   /** SQLite: INTEGER values as bigint (see `PhysicalStatement.exactIntegers`). */
   readonly exactIntegers?: boolean;
+  /**
+   * The statement names tables without their database: run it on a connection whose default
+   * database is the shard's (a server's connections are shared by its shards).
+   */
+  readonly unqualified?: boolean;
 }
 
 /**
@@ -58,18 +78,66 @@ export function dataSourceTarget(name: string, index: number, dataSource: DataSo
   const base = {
     name,
     index,
+    server: name,
     dataSource,
     createRunner: (mode: ReplicationMode) => dataSource.driver.createQueryRunner(mode),
     releaseRunner: (runner: QueryRunner) => runner.release(),
   };
   const type = dataSource.options.type;
   if (type === 'mysql' || type === 'mariadb') {
-    return { ...base, execute: mysqlExecutor(dataSource.driver as MysqlDriver, viaRunner), check: mysqlCheck(dataSource.driver as MysqlDriver) };
+    return { ...base, execute: mysqlExecutor(dataSource.driver as MysqlDriver, viaRunner), check: mysqlCheck(poolConnection(dataSource.driver as MysqlDriver)) };
   }
   if (type === 'better-sqlite3') {
     return { ...base, execute: sqliteExecutor(dataSource.driver as BetterSqlite3Driver), check: sqliteCheck(dataSource.driver as BetterSqlite3Driver), executesOnTransactionConnection: true };
   }
   return { ...base, execute: viaRunner, check: async () => undefined };
+}
+
+/**
+ * A shard that shares its server's pool (see `servers/server-pool.ts`): statements with
+ * database-qualified tables run on any connection of the server, others on one whose default
+ * database is the shard's; transactions run on the server's DataSource runners.
+ */
+export function serverShardTarget(name: string, index: number, database: string, server: ServerPool, serverSource: DataSource, shardSource: DataSource): ShardTarget {
+  const driver = serverSource.driver as MysqlDriver;
+  const options = driver.options as { enableQueryTimeout?: boolean; maxQueryExecutionTime?: number };
+  const viaRunner = async (sql: string, parameters: readonly unknown[], mode: ReplicationMode, unqualified: boolean): Promise<QueryResult> => {
+    const runner = (unqualified ? shardSource : serverSource).driver.createQueryRunner(mode);
+    try {
+      return (await runner.query(sql, parameters as unknown[], true)) as QueryResult;
+    } finally {
+      await runner.release();
+    }
+  };
+  return {
+    name,
+    index,
+    server: server.name,
+    database,
+    dataSource: shardSource,
+    createRunner: (mode) => driver.createQueryRunner(mode),
+    releaseRunner: (runner) => runner.release(),
+    execute: async (sql, parameters, mode, executeOptions) => {
+      const unqualified = executeOptions?.unqualified === true;
+      if (options.enableQueryTimeout && options.maxQueryExecutionTime) return viaRunner(sql, parameters, mode, unqualified);
+      try {
+        return resultOf(await server.query(sql, parameters, unqualified ? database : undefined));
+      } catch (error) {
+        throw new QueryFailedError(sql, parameters as unknown[], error as Error);
+      }
+    },
+    check: mysqlCheck(() => server.connection(database) as Promise<PooledConnection & MysqlCheckConnection>),
+    useDatabaseOn: async (runner) => server.use((await runner.connect()) as PooledConnection, database),
+  };
+}
+
+/** A driver's raw result as TypeORM's runner wraps it. */
+function resultOf(raw: unknown): QueryResult {
+  const result = new QueryResult();
+  result.raw = raw;
+  if (Array.isArray(raw)) result.records = raw;
+  else if (raw && typeof raw === 'object' && 'affectedRows' in raw) result.affected = (raw as { affectedRows: number }).affectedRows;
+  return result;
 }
 
 /** MySQL's error for a statement the prepared-statement protocol does not take (it says nothing of the syntax). */
@@ -83,20 +151,29 @@ interface MysqlCheckConnection {
   release(): void;
 }
 
-function mysqlCheck(driver: MysqlDriver): ShardTarget['check'] {
-  return (sql) =>
+/** Checks statements on a connection from `connect` (its default database is the shard's). */
+function mysqlCheck(connect: () => Promise<MysqlCheckConnection | undefined>): ShardTarget['check'] {
+  return async (sql) => {
+    const connection = await connect();
+    if (!connection) return;
+    await new Promise<void>((resolve, reject) => {
+      connection.prepare(sql, (error, statement) => {
+        statement?.close();
+        connection.release();
+        if (error && error.errno !== ER_UNSUPPORTED_PS) reject(new QueryFailedError(sql, [], error));
+        else resolve();
+      });
+    });
+  };
+}
+
+/** A connection of a DataSource's own pool (undefined when the driver has none). */
+function poolConnection(driver: MysqlDriver): () => Promise<MysqlCheckConnection | undefined> {
+  return () =>
     new Promise((resolve, reject) => {
       const pool = (driver as unknown as { pool?: MysqlCheckPool }).pool;
-      if (!pool) return resolve();
-      pool.getConnection((connectError, connection) => {
-        if (connectError) return reject(connectError);
-        connection.prepare(sql, (error, statement) => {
-          statement?.close();
-          connection.release();
-          if (error && error.errno !== ER_UNSUPPORTED_PS) reject(new QueryFailedError(sql, [], error));
-          else resolve();
-        });
-      });
+      if (!pool) return resolve(undefined);
+      pool.getConnection((error, connection) => (error ? reject(error) : resolve(connection)));
     });
 }
 
@@ -124,14 +201,7 @@ function mysqlExecutor(driver: MysqlDriver, fallback: Execute): Execute {
       return fallback(sql, parameters, mode);
     }
     return new Promise((resolve, reject) => {
-      pool.query(sql, parameters, (error, raw) => {
-        if (error) return reject(new QueryFailedError(sql, parameters as unknown[], error));
-        const result = new QueryResult();
-        result.raw = raw;
-        if (Array.isArray(raw)) result.records = raw;
-        else if (raw && typeof raw === 'object' && 'affectedRows' in raw) result.affected = (raw as { affectedRows: number }).affectedRows;
-        resolve(result);
-      });
+      pool.query(sql, parameters, (error, raw) => (error ? reject(new QueryFailedError(sql, parameters as unknown[], error)) : resolve(resultOf(raw))));
     });
   };
 }

@@ -3,7 +3,7 @@ import type { QueryRunner } from 'typeorm';
 import type { Row } from '../merge/index.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';
-import { reportPhysical, type ExecutorSettings } from './executor.js';
+import { placeOf, reportPhysical, type ExecutorSettings } from './executor.js';
 import { shardFailure } from './shard-failure.js';
 import type { ShardTarget } from './shard-target.js';
 
@@ -23,21 +23,24 @@ export function streamStatements(
   session: ShardSession,
   settings: ExecutorSettings,
 ): AsyncIterable<Row>[] {
-  return statements.map((statement) => streamOne(statement, targets[statement.shard]!, session, settings));
+  return statements.map((statement) => streamOne(statement, targets, session, settings));
 }
 
-async function* streamOne(statement: PhysicalStatement, target: ShardTarget, session: ShardSession, settings: ExecutorSettings): AsyncGenerator<Row> {
+async function* streamOne(statement: PhysicalStatement, targets: readonly ShardTarget[], session: ShardSession, settings: ExecutorSettings): AsyncGenerator<Row> {
+  const target = targets[statement.shard]!;
+  const where = placeOf(statement, targets);
   const started = performance.now();
   let runner: QueryRunner | undefined;
   let stream: Readable | undefined;
   let rows = 0;
   let ended = false;
   const fail = (cause: unknown): Error => {
-    reportPhysical(settings, session, { shard: target.name, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows, error: cause });
+    reportPhysical(settings, session, { ...where, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows, error: cause });
     return shardFailure(cause, { shard: target.name, physicalQuery: statement.sql, physicalParameters: statement.parameters });
   };
   try {
     runner = await session.acquire(target);
+    if (target.database !== undefined && statement.qualified !== true) await target.useDatabaseOn?.(runner);
     stream = (await runner.stream(statement.sql, statement.parameters as unknown[])) as Readable;
     // destroyOnReturn: false — an early stop must not destroy the driver's stream (see above).
     for await (const row of stream.iterator({ destroyOnReturn: false })) {
@@ -45,7 +48,7 @@ async function* streamOne(statement: PhysicalStatement, target: ShardTarget, ses
       yield row as Row;
     }
     ended = true;
-    reportPhysical(settings, session, { shard: target.name, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows });
+    reportPhysical(settings, session, { ...where, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows });
   } catch (cause) {
     ended = true;
     throw fail(cause);

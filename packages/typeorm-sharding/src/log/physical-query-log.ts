@@ -23,7 +23,7 @@ export function physicalQueryLog(loggerOf: () => Logger, level: PhysicalQueryLog
   if (level === 'query') {
     return (event, runner) => {
       const logger = loggerOf();
-      const sql = `/* shard ${event.shard} */ ${event.sql}`;
+      const sql = `/* ${where(event)} */ ${event.sql}`;
       const parameters = [...event.parameters];
       const time = Math.round(event.durationMs);
       logger.logQuery(sql, parameters, runner);
@@ -40,9 +40,14 @@ export function describePhysicalQuery(event: PhysicalQueryEvent): string {
   const parameters = event.parameters.length > 0 ? ` -- PARAMETERS: ${stringify(event.parameters)}` : '';
   if (event.error !== undefined) {
     const reason = databaseErrorOf(event.error);
-    return `shard ${event.shard} failed after ${ms}: ${typeof reason === 'string' ? reason : reason.message}: ${event.sql}${parameters}`;
+    return `${where(event)} failed after ${ms}: ${typeof reason === 'string' ? reason : reason.message}: ${event.sql}${parameters}`;
   }
-  return `shard ${event.shard} (${ms}, ${event.rowCount} row${event.rowCount === 1 ? '' : 's'}): ${event.sql}${parameters}`;
+  return `${where(event)} (${ms}, ${event.rowCount} row${event.rowCount === 1 ? '' : 's'}): ${event.sql}${parameters}`;
+}
+
+/** `shard s1`, or for a coalesced statement `server db1:3306, shards s0, s4, s8`. */
+function where(event: PhysicalQueryEvent): string {
+  return event.shards.length > 1 ? `server ${event.server}, shards ${event.shards.join(', ')}` : `shard ${event.shard}`;
 }
 
 function stringify(parameters: readonly unknown[]): string {

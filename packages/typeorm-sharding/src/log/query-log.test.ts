@@ -19,7 +19,7 @@ function recorder(): { logger: Logger; calls: unknown[][] } {
   return { logger, calls };
 }
 
-const event = { shard: 's1', sql: 'SELECT id FROM orders WHERE id IN (?, ?)', parameters: [1, 5] as const, durationMs: 12.34, rowCount: 2 };
+const event = { shard: 's1', server: 's1', shards: ['s1'], sql: 'SELECT id FROM orders WHERE id IN (?, ?)', parameters: [1, 5] as const, durationMs: 12.34, rowCount: 2 };
 
 describe('loggedParameters', () => {
   it('logs parameters as the dialect\'s TypeORM runner binds them', () => {
@@ -69,9 +69,12 @@ describe('physicalQueryLog', () => {
 
 describe('describePhysicalQuery', () => {
   it('names the shard, the failure and the statement', () => {
-    expect(describePhysicalQuery({ shard: 's0', sql: 'DROP INDEX i', parameters: [], durationMs: 0.5, rowCount: 0, error: new Error('no such index: i') })).toBe(
+    expect(describePhysicalQuery({ shard: 's0', server: 's0', shards: ['s0'], sql: 'DROP INDEX i', parameters: [], durationMs: 0.5, rowCount: 0, error: new Error('no such index: i') })).toBe(
       'shard s0 failed after 0.5 ms: no such index: i: DROP INDEX i',
     );
-    expect(describePhysicalQuery({ shard: 's0', sql: 'SELECT ?', parameters: [10n], durationMs: 1, rowCount: 1 })).toBe('shard s0 (1.0 ms, 1 row): SELECT ? -- PARAMETERS: ["10"]');
+    expect(describePhysicalQuery({ shard: 's0', server: 's0', shards: ['s0'], sql: 'SELECT ?', parameters: [10n], durationMs: 1, rowCount: 1 })).toBe('shard s0 (1.0 ms, 1 row): SELECT ? -- PARAMETERS: ["10"]');
+    expect(describePhysicalQuery({ shard: 's0', server: 'db:3306', shards: ['s0', 's2'], sql: '(SELECT 1) UNION ALL (SELECT 1)', parameters: [], durationMs: 1, rowCount: 2 })).toBe(
+      'server db:3306, shards s0, s2 (1.0 ms, 2 rows): (SELECT 1) UNION ALL (SELECT 1)',
+    );
   });
 });

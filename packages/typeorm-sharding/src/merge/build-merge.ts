@@ -42,6 +42,24 @@ export function buildMerge(spec: MergeSpec, inputs: readonly AsyncIterable<Row>[
   });
 }
 
+/**
+ * The order the merge expects within each input: all sort keys for a k-way merge of rows, the
+ * keys before the first computed one for a streamed GROUP BY, none otherwise (the merge sorts
+ * in memory or concatenates). A source that feeds several shards' rows as one input (a
+ * coalesced statement) must sort them by these keys.
+ */
+export function inputOrderOf(spec: MergeSpec): readonly SortKey[] | undefined {
+  const orderBy = spec.kind === 'ordered' && !spec.unsortedInputs ? spec.orderBy : undefined;
+  if (orderBy === undefined) return undefined;
+  const groupBy = spec.groupBy ?? [];
+  const grouped = groupBy.length > 0 || (spec.aggregates ?? []).length > 0;
+  if (!grouped) return orderBy;
+  if (groupBy.length === 0 || !groupsStreamFrom(groupBy, orderBy)) return undefined;
+  const computed = new Set((spec.compute ?? []).map((c) => c.column));
+  const present = orderBy.findIndex((key) => computed.has(key.column));
+  return present < 0 ? orderBy : orderBy.slice(0, present);
+}
+
 function buildOperators(spec: MergeSpec, inputs: readonly AsyncIterable<Row>[]): MergeOperator {
   const orderBy = spec.kind === 'ordered' ? spec.orderBy : undefined;
   if (orderBy !== undefined && orderBy.length === 0) throw invalidMergeSpec("'ordered' merge without sort keys");
@@ -51,18 +69,17 @@ function buildOperators(spec: MergeSpec, inputs: readonly AsyncIterable<Row>[]):
 
   let op: MergeOperator;
   let sorted: boolean;
+  const unsorted = spec.kind === 'ordered' && spec.unsortedInputs === true;
   if (!grouped) {
-    op = orderBy === undefined ? createConcat(inputs) : createMergeSort(inputs, orderBy);
-    sorted = true;
+    op = orderBy === undefined ? createConcat(inputs) : unsorted ? createConcat(inputs) : createMergeSort(inputs, orderBy);
+    sorted = !unsorted;
   } else if (groupBy.length === 0) {
     op = createScalarAggregate(createConcat(inputs), aggregates, spec.columns);
     sorted = true;
-  } else if (orderBy !== undefined && groupsStreamFrom(groupBy, orderBy)) {
+  } else if (orderBy !== undefined && !unsorted && groupsStreamFrom(groupBy, orderBy)) {
     // The shards sorted by every key, but keys the merge computes later are not in their rows:
     // merging by the keys before the first of those keeps each group's rows together.
-    const computed = new Set((spec.compute ?? []).map((c) => c.column));
-    const present = orderBy.findIndex((key) => computed.has(key.column));
-    op = createStreamGroupBy(createMergeSort(inputs, present < 0 ? orderBy : orderBy.slice(0, present)), orderBy.slice(0, groupBy.length), aggregates);
+    op = createStreamGroupBy(createMergeSort(inputs, inputOrderOf(spec)!), orderBy.slice(0, groupBy.length), aggregates);
     sorted = true;
   } else {
     op = createHashGroupBy(createConcat(inputs), groupBy, aggregates);

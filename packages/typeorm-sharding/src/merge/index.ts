@@ -45,7 +45,7 @@ export { createStripColumns, type StripColumnsOperator } from './strip-columns.j
 export { createMemorySort, type MemorySortOperator } from './memory-sort.js';
 export type { ComputeSpec, ConcatMergeSpec, DistinctSpec, HavingSpec, LimitSpec, MergeSpec, MergeSpecClauses, OrderedMergeSpec } from './merge-spec.js';
 export { createCompute, type ComputeOperator } from './compute.js';
-export { buildMerge, type MergePipeline } from './build-merge.js';
+export { buildMerge, inputOrderOf, type MergePipeline } from './build-merge.js';
 export { explainTree } from './explain.js';
 export { collectRows } from './collect-rows.js';
 export { createListedOrder, type ListedOrderOperator } from './listed-order.js';

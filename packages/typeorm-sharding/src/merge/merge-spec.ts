@@ -96,6 +96,11 @@ export interface OrderedMergeSpec extends MergeSpecClauses {
   readonly kind: 'ordered';
   /** Result columns to order by; derived ORDER BY expressions are selected as `__sk<n>` by the plan. */
   readonly orderBy: readonly SortKey[];
+  /**
+   * The inputs are not sorted by `orderBy` (a coalesced statement whose shards' rows the
+   * server could not sort by the merge's keys): they are sorted, or grouped, in memory.
+   */
+  readonly unsortedInputs?: boolean;
 }
 
 /**

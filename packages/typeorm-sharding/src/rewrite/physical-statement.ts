@@ -10,4 +10,15 @@ export interface PhysicalStatement {
    * gives TypeORM numbers back.
    */
   readonly exactIntegers?: boolean;
+  /**
+   * MySQL: every table is named with its shard's database, so the statement runs on any
+   * connection of the server (see `address-shard.ts`); otherwise it runs on one whose default
+   * database is the shard's.
+   */
+  readonly qualified?: boolean;
+  /**
+   * A coalesced statement: the per-shard statements it carries as UNION ALL branches (see
+   * `coalesce.ts`); `shard` is the first one's. Undefined: the statement of `shard` alone.
+   */
+  readonly branches?: readonly PhysicalStatement[];
 }

@@ -11,6 +11,7 @@ function shards(names: string[], failOn?: { shard: string; sql: string }) {
   const targets: ShardTarget[] = names.map((name, index) => ({
     name,
     index,
+    server: name,
     dataSource: undefined as never,
     check: async () => undefined,
     createRunner: () =>
@@ -82,7 +83,7 @@ describe('ShardSession', () => {
     log.length = 0;
     const error = await session.control(s('COMMIT'), 'commit').then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(PartialCommitError);
-    expect((error as PartialCommitError).committedShards).toEqual(['a']);
+    expect((error as PartialCommitError).committedServers).toEqual(['a']);
     expect((error as PartialCommitError).shard).toBe('b');
     expect(log).toEqual(['a: COMMIT', 'b: COMMIT', 'b: ROLLBACK', 'c: ROLLBACK']);
     expect(released()).toBe(3);

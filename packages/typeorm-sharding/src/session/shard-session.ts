@@ -12,13 +12,16 @@ interface SessionStatement {
 
 /**
  * The per-QueryRunner state that spans statements: whether a transaction is open, and
- * which shard connections it has pinned. TypeORM drives transactions by sending
+ * which server connections it has pinned. TypeORM drives transactions by sending
  * `START TRANSACTION` / `SAVEPOINT` / `COMMIT` text through `query()`; the session opens
- * the transaction on a shard only when a statement first touches it (shards a transaction
- * never touches cost nothing), replaying the isolation level and open savepoints there.
+ * the transaction on a server only when a statement first touches one of its shards (servers
+ * a transaction never touches cost nothing), replaying the isolation level and open
+ * savepoints there. All shards of a server share its connection, so their part of the
+ * transaction commits atomically, as one local transaction (SQLite: each shard file is its
+ * own server).
  *
- * Commit is per shard, one after the other: without XA a commit that fails on a later
- * shard cannot undo earlier ones. That case raises `PartialCommitError` naming both sets.
+ * Commit is per server, one after the other: without XA a commit that fails on a later
+ * server cannot undo earlier ones. That case raises `PartialCommitError` naming both sets.
  *
  * Misplaced control statements behave as the database would: a second BEGIN commits the open
  * transaction on MySQL and is refused on SQLite, as are COMMIT / ROLLBACK / SAVEPOINT outside a
@@ -58,10 +61,11 @@ export class ShardSession {
    */
   async acquire(target: ShardTarget): Promise<QueryRunner> {
     if (!this.transactionOpen) return target.createRunner(this.mode);
-    const existing = this.pinned.get(target.name);
+    // One connection per server: the shards of a server share it and commit together.
+    const existing = this.pinned.get(target.server);
     if (existing) return existing;
     const runner = target.createRunner('master');
-    this.pinned.set(target.name, runner);
+    this.pinned.set(target.server, runner);
     let replaying: SessionStatement | undefined;
     try {
       for (const s of this.opening) {
@@ -69,12 +73,12 @@ export class ShardSession {
         await runner.query(s.sql, [...s.parameters]);
       }
     } catch (cause) {
-      this.pinned.delete(target.name);
+      this.pinned.delete(target.server);
       // A BEGIN that did run must not stay open on the shard's connection.
       await runner.query('ROLLBACK').catch(() => undefined);
       await runner.release().catch(() => undefined);
       throw shardFailure(cause, {
-        shard: target.name,
+        shard: target.server,
         physicalQuery: replaying?.sql ?? '',
         physicalParameters: replaying?.parameters ?? [],
         context: 'while opening the transaction there',
@@ -85,7 +89,7 @@ export class ShardSession {
 
   /** Gives back a runner from `acquire` (pinned runners stay until the transaction ends). */
   async done(target: ShardTarget, runner: QueryRunner): Promise<void> {
-    if (this.pinned.get(target.name) !== runner) await target.releaseRunner(runner);
+    if (this.pinned.get(target.server) !== runner) await target.releaseRunner(runner);
   }
 
   /** Handles a transaction-control statement TypeORM sent through the sharded runner. */
@@ -208,18 +212,22 @@ function savepointName(sql: string): string | undefined {
   return m?.[1];
 }
 
-/** COMMIT reached some shards and then failed on another: the transaction is partly durable. */
+/**
+ * COMMIT reached some servers and then failed on another: the transaction is partly durable.
+ * Shards of one server commit together, so the error names servers (SQLite: shards).
+ */
 export class PartialCommitError extends ShardingError {
   readonly code = 'SHARDING_PARTIAL_COMMIT';
   constructor(
-    /** Shards whose part of the transaction is committed. */
-    readonly committedShards: readonly string[],
-    failedShard: string,
+    /** Servers whose part of the transaction is committed. */
+    readonly committedServers: readonly string[],
+    /** The server whose COMMIT failed. */
+    readonly failedServer: string,
     cause: unknown,
   ) {
     super(
-      `COMMIT failed on shard ${failedShard} after shards ${committedShards.join(', ')} had committed; the rest was rolled back.`,
-      { stage: 'execute', shard: failedShard, cause },
+      `COMMIT failed on server ${failedServer} after server${committedServers.length > 1 ? 's' : ''} ${committedServers.join(', ')} had committed; the rest was rolled back.`,
+      { stage: 'execute', shard: failedServer, cause },
     );
   }
 }

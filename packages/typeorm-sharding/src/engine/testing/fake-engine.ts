@@ -25,7 +25,7 @@ export function refusingTarget(name: string, index: number): ShardTarget {
   const refuse = (): never => {
     throw new Error(`fake shard ${name}: explain() must not open a connection`);
   };
-  return { name, index, dataSource: undefined as never, createRunner: refuse, releaseRunner: refuse, execute: refuse, check: refuse };
+  return { name, index, server: name, dataSource: undefined as never, createRunner: refuse, releaseRunner: refuse, execute: refuse, check: refuse };
 }
 
 /** A ShardingEngine of `dialect` over the shop tables (or `options.tables`) and refusing targets. */

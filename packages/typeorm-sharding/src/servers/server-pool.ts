@@ -1,0 +1,89 @@
+/**
+ * One mysql2 pool per server, shared by every shard database on it.
+ *
+ * The engine's statements name their shard's tables with the database (`shard_3`.`orders`),
+ * so they run on any connection of the server whatever its default database: that is what
+ * lets one statement cover several shards (UNION ALL per server) and keeps the connection
+ * count at one pool per server instead of one per shard. A statement that cannot be written so
+ * (DDL, a table the plugin does not know) runs on a connection whose default database is its
+ * shard's: the pool remembers each connection's default database and sends `USE` only when it
+ * differs. A shard's own TypeORM DataSource (`getShardDataSource`, schema sync, migrations)
+ * gets the same pool through `databaseView`, so it holds no connections of its own.
+ */
+
+/** The part of a mysql2 pool connection used here (and by TypeORM's MysqlQueryRunner). */
+export interface PooledConnection {
+  query(sql: string, values: unknown, callback: (error: (Error & { errno?: number }) | null, raw: unknown) => void): void;
+  release(): void;
+}
+
+/** The part of a mysql2 pool used here (and by TypeORM's MysqlDriver). */
+export interface Mysql2Pool {
+  getConnection(callback: (error: Error | null, connection: PooledConnection) => void): void;
+  end(callback?: (error?: Error | null) => void): void;
+}
+
+export class ServerPool {
+  /** The default database of each connection, as far as `USE` statements sent here set it. */
+  private readonly databases = new WeakMap<object, string>();
+
+  /**
+   * @param name the server's name (errors, events)
+   * @param pool the server's mysql2 pool (TypeORM's, of the server's DataSource); read on each use
+   */
+  constructor(
+    readonly name: string,
+    private readonly pool: () => Mysql2Pool,
+  ) {}
+
+  /** A connection of the server; with `database`, one whose default database is that one. */
+  connection(database: string | undefined): Promise<PooledConnection> {
+    return new Promise((resolve, reject) => {
+      this.pool().getConnection((error, connection) => {
+        if (error) return reject(error);
+        if (database === undefined) return resolve(connection);
+        this.use(connection, database).then(
+          () => resolve(connection),
+          (useError: unknown) => {
+            connection.release();
+            reject(useError);
+          },
+        );
+      });
+    });
+  }
+
+  /** Makes `database` the default database of `connection` (a pinned transaction connection too), when it is not already. */
+  async use(connection: PooledConnection, database: string): Promise<void> {
+    if (this.databases.get(connection) === database) return;
+    await new Promise<void>((resolve, reject) => connection.query(`USE \`${database.replace(/`/g, '``')}\``, [], (error) => (error ? reject(error) : resolve())));
+    this.databases.set(connection, database);
+  }
+
+  /** Runs one statement on a connection of its own and gives the connection back. */
+  async query(sql: string, parameters: readonly unknown[], database: string | undefined): Promise<unknown> {
+    const connection = await this.connection(database);
+    try {
+      return await new Promise((resolve, reject) => connection.query(sql, parameters, (error, raw) => (error ? reject(error) : resolve(raw))));
+    } finally {
+      connection.release();
+    }
+  }
+
+  /**
+   * A pool-shaped view for a shard's own DataSource: its connections come from this server's
+   * pool with `database` as their default database; ending the view ends nothing (the server's
+   * DataSource owns the pool).
+   */
+  databaseView(database: string): Mysql2Pool {
+    return {
+      getConnection: (callback) => {
+        this.connection(database).then(
+          (connection) => callback(null, connection),
+          (error: unknown) => callback(error as Error, undefined as unknown as PooledConnection),
+        );
+      },
+      end: (callback) => callback?.(null),
+    };
+  }
+}

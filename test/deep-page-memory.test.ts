@@ -39,7 +39,7 @@ describe.runIf(await mariadbAvailable())('deep page memory on MariaDB (OFFSET 50
   let buffered: ShardedDataSource;
   const databases: string[] = [];
   beforeAll(async () => {
-    fx = await openFixture('mariadb', ENTITIES, 8);
+    fx = await openFixture('mariadb', ENTITIES, 8, { coalesce: false });
     for (const name of fx.sharded.shardNames) databases.push((fx.sharded.getShardDataSource(name).options as { database: string }).database);
     // Loaded in the server from MariaDB's sequence engine (fast). The rows are not placed by
     // their key's hash — irrelevant here: the query reads every shard in full order.
@@ -63,7 +63,7 @@ describe.runIf(await mariadbAvailable())('deep page memory on MariaDB (OFFSET 50
       password: '',
       entities: ENTITIES,
       shards: fx.sharded.shardNames.map((name, i) => ({ name, database: databases[i] })),
-      sharding: { streamThreshold: 10_000_000 },
+      sharding: { streamThreshold: 10_000_000, coalesce: false },
     }).initialize();
   }, 180_000);
   afterAll(async () => {

@@ -91,7 +91,7 @@ describe.each(backends)('logging on %s', (backend) => {
 
   it('hands the logger the QueryRunner the statement ran on (its `data` included), as TypeORM does', async () => {
     const logger = new RecordingLogger();
-    fx = await openFixture(backend, ENTITIES, 4, { logPhysicalQueries: 'info' }, { logger });
+    fx = await openFixture(backend, ENTITIES, 4, { logPhysicalQueries: 'info', coalesce: false }, { logger });
     const runner = fx.sharded.createQueryRunner();
     runner.data = { requestId: 'r-42' };
     try {
@@ -148,7 +148,7 @@ describe.each(backends)('logging on %s', (backend) => {
 
   it("logPhysicalQueries: 'query' logs each physical statement once as TypeORM logs a query, inside transactions too", async () => {
     const logger = new RecordingLogger();
-    fx = await openFixture(backend, ENTITIES, 4, { logPhysicalQueries: 'query' }, { logger });
+    fx = await openFixture(backend, ENTITIES, 4, { logPhysicalQueries: 'query', coalesce: false }, { logger });
     logger.calls.length = 0;
     fx.physical.length = 0;
     await everydayCalls(fx.sharded);
@@ -160,7 +160,7 @@ describe.each(backends)('logging on %s', (backend) => {
 
   it("logPhysicalQueries: 'info' logs one line per physical statement naming the shard", async () => {
     const logger = new RecordingLogger();
-    fx = await openFixture(backend, ENTITIES, 4, { logPhysicalQueries: 'info' }, { logger });
+    fx = await openFixture(backend, ENTITIES, 4, { logPhysicalQueries: 'info', coalesce: false }, { logger });
     await fx.sharded.getRepository(Order).save([1, 2, 3, 4, 5, 9].map(order));
     logger.calls.length = 0;
     fx.physical.length = 0;

@@ -314,7 +314,9 @@ describe.each(backends)('pulled-out subqueries equal one database (%s)', (backen
 
   it('explain() lists the subquery first and says the statement waits for its values', async () => {
     const explained = fx.sharded.explain(sqlite ? 'SELECT id FROM orders WHERE id IN (SELECT orderId FROM order_items WHERE sku = ?)' : 'SELECT id FROM orders WHERE id IN (SELECT orderId FROM order_items WHERE sku = ?)', ['s1']);
-    expect(explained[0]!.sql).toBe('SELECT orderId FROM order_items WHERE sku = ?');
+    // On MySQL the subquery's statements to the shards of one server are one UNION ALL.
+    if (sqlite) expect(explained[0]!.sql).toBe('SELECT orderId FROM order_items WHERE sku = ?');
+    else expect(explained[0]!.sql).toMatch(/^\(SELECT orderId FROM `[^`]+`\.order_items WHERE sku = \?\) UNION ALL /);
     expect(explained.at(-1)!.note).toMatch(/runs after its subqueries/);
   });
 });

@@ -143,7 +143,10 @@ export class ShardedDataSource extends DataSource {
       if (this.dialect === 'mysql') {
         // One pool per server, shared by its shards' DataSources (see servers/server-pool.ts).
         this.serverSources = topology.servers.map((server) => new DataSource({ ...server.options, ...SHARD_ONLY, entities: [], logger: new ShardLogger(() => this.logger, server.name) } as unknown as DataSourceOptions));
-        await initializeAll(this.serverSources, (i) => `server ${topology.servers[i]!.name}`);
+        await initializeAll(this.serverSources, (i) => {
+          const names = topology.shards.filter((shard) => shard.server === i).map((shard) => shard.name);
+          return { label: `shard${names.length > 1 ? 's' : ''} ${names.join(', ')} (server ${topology.servers[i]!.name})`, shard: names[0]! };
+        });
         this.serverPools = topology.servers.map((server, i) => new ServerPool(server.name, () => (this.serverSources[i]!.driver as unknown as { pool: Mysql2Pool }).pool));
         topology.shards.forEach((shard, i) => {
           const database = shard.database;
@@ -152,7 +155,7 @@ export class ShardedDataSource extends DataSource {
           Object.assign(this.shardSources[i]!.driver, { createPool: async () => view });
         });
       }
-      await initializeAll(this.shardSources, (i) => `shard ${shards[i]!.name}`, SHARDS_INITIALIZED_AT_ONCE);
+      await initializeAll(this.shardSources, (i) => ({ label: `shard ${shards[i]!.name}`, shard: shards[i]!.name }), SHARDS_INITIALIZED_AT_ONCE);
     } catch (error) {
       await this.closeShards().catch(() => undefined);
       throw error;
@@ -286,7 +289,7 @@ const SHARDS_INITIALIZED_AT_ONCE = 16;
  * Initialises DataSources, `atOnce` at a time; on any failure closes those that did connect
  * and throws one `ShardConnectionError` naming every one that failed.
  */
-async function initializeAll(sources: readonly DataSource[], nameOf: (index: number) => string, atOnce = Infinity): Promise<void> {
+async function initializeAll(sources: readonly DataSource[], nameOf: (index: number) => { readonly label: string; readonly shard: string }, atOnce = Infinity): Promise<void> {
   const failed: { index: number; reason: unknown }[] = [];
   const queue = new PQueue({ concurrency: atOnce });
   await Promise.all(sources.map((ds, index) => queue.add(() => ds.initialize().then(() => undefined, (reason: unknown) => void failed.push({ index, reason })))));
@@ -295,8 +298,8 @@ async function initializeAll(sources: readonly DataSource[], nameOf: (index: num
   failed.sort((a, b) => a.index - b.index);
   const first = failed[0]!;
   const reason = first.reason as Error;
-  throw new ShardConnectionError(`Could not connect ${failed.map((f) => nameOf(f.index)).join(', ')}: ${reason?.message ?? String(reason)}`, {
-    shard: nameOf(first.index).replace(/^(shard|server) /, ''),
+  throw new ShardConnectionError(`Could not connect ${failed.map((f) => nameOf(f.index).label).join(', ')}: ${reason?.message ?? String(reason)}`, {
+    shard: nameOf(first.index).shard,
     cause: reason,
   });
 }

@@ -111,7 +111,8 @@ export class ShardingEngine {
     this.executor = { concurrency: settings.concurrency, globalQueue: settings.globalQueue, onPhysicalQuery: settings.onPhysicalQuery, logPhysical: settings.logPhysical };
     this.compound = {
       dialect,
-      // Not coalesced: the compound appends its key columns to each shard's statement.
+      // Neither qualified nor coalesced: the compound appends its key columns to each shard's
+      // statement, and runs the whole compound as written when every SELECT reaches one shard.
       branch: (sql, parameters) => {
         const work = this.plan(sql, parameters, false);
         if (work.kind === 'pulled') {
@@ -174,7 +175,7 @@ export class ShardingEngine {
       return work.copies ? copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies) : writesResult(results, this.dialect, work.rowsOf);
     }
     const { merge } = work;
-    if (merge && this.shouldStream(merge)) {
+    if (merge && this.shouldStream(merge) && this.canStream(work.statements, session)) {
       const inputs = streamStatements(work.statements, this.targets, session, this.executor);
       return rowsResult(await collectRows(buildMerge(merge, inputs)));
     }
@@ -191,11 +192,23 @@ export class ShardingEngine {
    */
   async stream(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<AsyncIterable<Row>> {
     const work = this.plan(sql, parameters ?? []);
-    if (work.kind === 'rows' && work.merge && this.dialect === 'mysql') {
+    if (work.kind === 'rows' && work.merge && this.dialect === 'mysql' && this.canStream(work.statements, session)) {
       return withLogicalErrors(buildMerge(work.merge, streamStatements(work.statements, this.targets, session, this.executor)), sql, parameters, this.dialect);
     }
     const result = await this.query(sql, parameters, session);
     return arrayStream((result.records ?? []) as Row[]);
+  }
+
+  /**
+   * Streams stay open side by side while the merge reads them, each on its own connection. In a
+   * transaction a server has one connection: two statements for one server cannot stream at
+   * once (the second would wait for the first to end, which waits for the merge), so they are
+   * read in full instead.
+   */
+  private canStream(statements: readonly PhysicalStatement[], session: ShardSession): boolean {
+    if (!session.inTransaction) return true;
+    const servers = new Set(statements.map((s) => this.targets[s.shard]!.server));
+    return servers.size === statements.length;
   }
 
   /**
@@ -249,8 +262,8 @@ export class ShardingEngine {
     return planned.statements.map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters, ...(s.branches ? { shards: s.branches.map((b) => this.targets[b.shard]!.name) } : {}) }));
   }
 
-  /** @param coalesceReads send a scattered read's statements per server (`rewrite/coalesce.ts`) */
-  private plan(sql: string, parameters: readonly unknown[], coalesceReads = true): Work {
+  /** @param perServer qualify statements with their databases and send a scattered read's statements per server (`rewrite/coalesce.ts`) */
+  private plan(sql: string, parameters: readonly unknown[], perServer = true): Work {
     const p = this.texts.parameterize(sql, parameters);
     const plan = this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect));
     const same = (shard: number): PhysicalStatement => ({ shard, sql, parameters });
@@ -276,9 +289,10 @@ export class ShardingEngine {
       case 'write':
         return { kind: 'writes', statements: this.addressed(this.routeAndRewrite(p, plan), { kind: 'write' }), sequential: false };
       case 'select': {
-        const statements = this.addressed(this.routeAndRewrite(p, plan), { kind: 'select', references: plan.tableReferences });
+        const routed = this.routeAndRewrite(p, plan);
+        const statements = perServer ? this.addressed(routed, { kind: 'select', references: plan.tableReferences }) : routed;
         const merge = statements.length > 1 ? bindMerge(plan, p, this.dialect) : undefined;
-        if (!merge || !coalesceReads) return { kind: 'rows', statements, merge, plan };
+        if (!merge || !perServer) return { kind: 'rows', statements, merge, plan };
         return { kind: 'rows', ...this.coalesced(statements, merge, plan), plan };
       }
     }
@@ -339,7 +353,7 @@ export class ShardingEngine {
    */
   private coalesced(statements: PhysicalStatement[], merge: MergeSpec, plan: SelectPlan): { statements: PhysicalStatement[]; merge: MergeSpec } {
     const settings = this.settings.coalesce;
-    if (!settings || statements.length < 2) return { statements, merge };
+    if (!settings || statements.length < 2 || !plan.unionSafe) return { statements, merge };
     const order = inputOrderOf(merge);
     const sortable = order === undefined || order.every((k) => UNION_SORTABLE.has(k.type ?? 'auto'));
     const limit = merge.limit;

@@ -5,6 +5,7 @@ import type { PhysicalQueryLog } from '../log/physical-query-log.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { shardFailure } from './shard-failure.js';
+import { withoutDatabase } from '../rewrite/address-shard.js';
 import type { ShardTarget } from './shard-target.js';
 
 /** Executor settings, resolved from ShardingOptions. */
@@ -100,10 +101,14 @@ async function runOne(statement: PhysicalStatement, targets: readonly ShardTarge
   const unqualified = target.database !== undefined && statement.qualified !== true;
   let failure: unknown;
   try {
-    if (!direct && unqualified) await target.useDatabaseOn?.(runner);
     const result = direct
       ? await target.execute(statement.sql, statement.parameters, session.mode, { exactIntegers: statement.exactIntegers, unqualified })
-      : ((await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult);
+      : unqualified && target.useDatabaseOn
+        ? await session.exclusive(runner, async () => {
+            await target.useDatabaseOn!(runner);
+            return (await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult;
+          })
+        : ((await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult);
     if (observed) report(result.records?.length ? result.records.length : (result.affected ?? 0));
     return result;
   } catch (cause) {
@@ -112,12 +117,25 @@ async function runOne(statement: PhysicalStatement, targets: readonly ShardTarge
   } finally {
     if (runner) await session.done(target, runner);
   }
-  // A coalesced read failed: its branches, one by one, tell which shard fails (a table missing
-  // on one shard), so that the error names the shard as it would without coalescing.
-  if (statement.branches && isStatementError(failure)) {
-    for (const branch of statement.branches) await runOne(branch, targets, session, settings);
+  await throwFailingBranch(statement, failure, targets, session, settings);
+  if (statement.qualified && target.database !== undefined && !statement.branches) {
+    // The error reads as the shard's own database would report it: without the database prefixes.
+    const database = target.database;
+    const driverError = (failure as { driverError?: { sql?: unknown } } | undefined)?.driverError ?? (failure as { sql?: unknown } | undefined);
+    if (driverError && typeof driverError.sql === 'string') driverError.sql = withoutDatabase(driverError.sql, database);
+    throw shardFailure(failure, { shard: target.name, physicalQuery: withoutDatabase(statement.sql, database), physicalParameters: statement.parameters });
   }
   throw shardFailure(failure, { shard: target.name, physicalQuery: statement.sql, physicalParameters: statement.parameters });
+}
+
+/**
+ * A coalesced read failed: its branches, one by one, tell which shard fails (a table missing on
+ * one shard), so that the error names the shard as it would without coalescing. Throws that
+ * branch's error; returns when there is nothing to learn.
+ */
+export async function throwFailingBranch(statement: PhysicalStatement, failure: unknown, targets: readonly ShardTarget[], session: ShardSession, settings: ExecutorSettings): Promise<void> {
+  if (!statement.branches || !isStatementError(failure)) return;
+  for (const branch of statement.branches) await runOne(branch, targets, session, settings);
 }
 
 /** True for an error the database raised for the statement (it has a SQL error number), not a lost connection. */

@@ -3,7 +3,7 @@ import type { QueryRunner } from 'typeorm';
 import type { Row } from '../merge/index.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';
-import { placeOf, reportPhysical, type ExecutorSettings } from './executor.js';
+import { placeOf, reportPhysical, throwFailingBranch, type ExecutorSettings } from './executor.js';
 import { shardFailure } from './shard-failure.js';
 import type { ShardTarget } from './shard-target.js';
 
@@ -34,7 +34,8 @@ async function* streamOne(statement: PhysicalStatement, targets: readonly ShardT
   let stream: Readable | undefined;
   let rows = 0;
   let ended = false;
-  const fail = (cause: unknown): Error => {
+  const fail = async (cause: unknown): Promise<Error> => {
+    await throwFailingBranch(statement, cause, targets, session, settings);
     reportPhysical(settings, session, { ...where, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows, error: cause });
     return shardFailure(cause, { shard: target.name, physicalQuery: statement.sql, physicalParameters: statement.parameters });
   };
@@ -51,7 +52,7 @@ async function* streamOne(statement: PhysicalStatement, targets: readonly ShardT
     reportPhysical(settings, session, { ...where, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows });
   } catch (cause) {
     ended = true;
-    throw fail(cause);
+    throw await fail(cause);
   } finally {
     const r = runner;
     if (r) {

@@ -66,6 +66,7 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
     cutHaving: merge.cutHaving,
     shardHaving: merge.shardHaving,
     checkOriginal: merge.checkOriginal,
+    unionSafe: merge.unionSafe,
     derivedColumns: merge.derivedColumns,
     extraGroupBy: merge.extraGroupBy,
     itemAliases: merge.itemAliases,

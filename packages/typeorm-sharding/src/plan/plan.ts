@@ -90,6 +90,8 @@ export interface SelectPlan {
   readonly shardHaving: PrintedSql | undefined;
   /** Check the original text on the default shard once per shape (see `SelectMergePlan.checkOriginal`). */
   readonly checkOriginal: boolean;
+  /** Its shards' statements may be sent as one UNION ALL per server (see `SelectMergePlan.unionSafe`). */
+  readonly unionSafe: boolean;
   /**
    * Aggregates without GROUP BY: one row comes back even when nothing matches, so a statement
    * routed to no shard still runs once (on the default shard) to produce it.

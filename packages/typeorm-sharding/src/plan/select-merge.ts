@@ -18,7 +18,7 @@ import type { DerivedColumn } from './plan.js';
 import { printSql, type PrintedSql } from './print-sql.js';
 import { resolveKey } from './resolve-column.js';
 import { scalarOf, type LeafResolver } from './scalar-of.js';
-import { aggregateOrderOf } from './column-order.js';
+import { aggregateOrderOf, columnFactsOf } from './column-order.js';
 import { orderingOf, type OrderingOf } from './sort-key-of.js';
 import { listedRowsOf } from './mention-order.js';
 import type { AggregateNode, ColumnNode, SelectNode, SqlNode } from './sql-node.js';
@@ -80,6 +80,12 @@ export interface SelectMergePlan {
   readonly checkOriginal: boolean;
   /** SQLite: read integers as bigint so that INTEGER and REAL values stay apart (evaluation, exact sums). */
   readonly exactIntegers: boolean;
+  /**
+   * The shards' rows come back alike whether each statement runs alone or as a branch of a
+   * UNION ALL (see `rewrite/coalesce.ts`). False when a selected column is BIT: MariaDB sends a
+   * DISTINCT or grouped BIT as a number alone but as bytes out of a UNION.
+   */
+  readonly unionSafe: boolean;
   /** Why the result cannot be merged exactly, when it cannot. */
   readonly unmergeable: string | undefined;
 }
@@ -477,6 +483,15 @@ class SelectMergeBuilder {
     return keys;
   }
 
+  private unionSafe(): boolean {
+    if (this.hasStar) return ![...this.ctx.rules.all()].some((t) => t.metadata.columns.some((c) => columnFactsOf(c, this.ctx.dialect).type === 'bit'));
+    return !this.ctx.select.items.some((item) => someNode(item.expr, (n) => {
+      if (n.kind !== 'column') return false;
+      const type = this.typer.typeOf(n);
+      return type.column !== undefined && columnFactsOf(type.column, this.ctx.dialect).type === 'bit';
+    }));
+  }
+
   /** The column holding an ORDER BY key that contains aggregates: the item's, a merged aggregate's, or an evaluated one's. */
   private aggregatedSortColumn(expr: SqlNode, index: number | undefined): string {
     if (expr.kind === 'aggregate') return this.aggregateColumn(expr, index).column;
@@ -517,6 +532,7 @@ class SelectMergeBuilder {
       cutHaving: false,
       shardHaving: undefined,
       checkOriginal: false,
+      unionSafe: this.unionSafe(),
       exactIntegers: false,
       unmergeable: undefined,
       ...fields,

@@ -7,7 +7,7 @@
  */
 import { lex, TokenBuffer, TokenKind } from '../parameterize/index.js';
 import type { PhysicalStatement } from './physical-statement.js';
-import { qualifyTables } from './qualify-tables.js';
+import { databasePrefix, qualifyTables } from './qualify-tables.js';
 
 const tokens = new TokenBuffer();
 
@@ -32,6 +32,15 @@ export function addressShard(statement: PhysicalStatement, database: string, sha
   }
   const sql = qualifyWriteTarget(statement.sql, database, isTable);
   return sql === undefined ? statement : { ...statement, sql, qualified: true };
+}
+
+/**
+ * The text as the shard's own database would have been sent it: the database prefixes
+ * qualification wrote removed (they keep each table's spelling), for errors that quote the
+ * statement as one database would.
+ */
+export function withoutDatabase(text: string, database: string): string {
+  return text.split(databasePrefix(database)).join('');
 }
 
 /** True when the statement has a WITH clause (its CTE names must not be qualified). */
@@ -74,5 +83,5 @@ function qualifyWriteTarget(sql: string, database: string, isTable: (name: strin
   // `DELETE FROM t` counts its own FROM once; any other FROM / JOIN / SELECT brings tables.
   for (let j = at + 1; j < count; j++) if (MORE_TABLES.has(word(j))) return undefined;
   if (verb === 'UPDATE' && tokens.kinds[at + 1] === TokenKind.Comma) return undefined;
-  return `${sql.slice(0, tokens.starts[at])}\`${database.replace(/`/g, '``')}\`.\`${name.replace(/`/g, '``')}\`${sql.slice(tokens.ends[at])}`;
+  return `${sql.slice(0, tokens.starts[at])}${databasePrefix(database)}${text}${sql.slice(tokens.ends[at])}`;
 }

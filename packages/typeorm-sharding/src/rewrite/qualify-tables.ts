@@ -11,6 +11,11 @@ const FROM_LIST_END = new Set(['WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'UN
  * the new text and how many references were qualified; the caller compares that count with
  * the tables the planner saw and does not combine statements when they differ.
  */
+/** What qualification writes before a table name: `` `database`. ``. */
+export function databasePrefix(database: string): string {
+  return `\`${database.replace(/`/g, '``')}\`.`;
+}
+
 export function qualifyTables(sql: string, database: string, isTable: (name: string) => boolean): { sql: string; qualified: number } {
   const count = lex(sql, 'mysql', tokens);
   let out = '';
@@ -56,7 +61,8 @@ export function qualifyTables(sql: string, database: string, isTable: (name: str
     const text = sql.slice(start, end);
     const name = kind === TokenKind.QuotedIdent ? text.slice(1, -1).replace(/``/g, '`') : text;
     if (!isTable(name)) continue;
-    out += `${sql.slice(copied, start)}\`${database.replace(/`/g, '``')}\`.\`${name.replace(/`/g, '``')}\``;
+    // The table keeps its own spelling: removing the `database`. prefix gives the text back (errors quote it as sent).
+    out += `${sql.slice(copied, start)}${databasePrefix(database)}${text}`;
     copied = end;
     qualified++;
   }

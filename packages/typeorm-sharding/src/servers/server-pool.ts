@@ -20,6 +20,7 @@ export interface PooledConnection {
 /** The part of a mysql2 pool used here (and by TypeORM's MysqlDriver). */
 export interface Mysql2Pool {
   getConnection(callback: (error: Error | null, connection: PooledConnection) => void): void;
+  query(sql: string, values: unknown, callback: (error: Error | null, raw: unknown) => void): void;
   end(callback?: (error?: Error | null) => void): void;
 }
 
@@ -81,6 +82,12 @@ export class ServerPool {
         this.connection(database).then(
           (connection) => callback(null, connection),
           (error: unknown) => callback(error as Error, undefined as unknown as PooledConnection),
+        );
+      },
+      query: (sql, values, callback) => {
+        this.query(sql, values as readonly unknown[], database).then(
+          (raw) => callback(null, raw),
+          (error: unknown) => callback(error as Error, undefined),
         );
       },
       end: (callback) => callback?.(null),

@@ -37,6 +37,7 @@ export class ShardSession {
   /** Statements that opened the transaction and its savepoints, replayed on late-joining shards. */
   private readonly opening: SessionStatement[] = [];
   private readonly pinned = new Map<string, QueryRunner>();
+  private readonly locks = new WeakMap<QueryRunner, Promise<void>>();
 
   /**
    * @param mode replication mode of statements outside transactions
@@ -85,6 +86,17 @@ export class ShardSession {
       });
     }
     return runner;
+  }
+
+  /**
+   * Runs `work` alone on `runner`: a server's pinned connection serves all its shards, and a
+   * statement that needs `USE` first must not have another shard's statement run in between.
+   */
+  exclusive<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(runner) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    this.locks.set(runner, run.then(() => undefined, () => undefined));
+    return run;
   }
 
   /** Gives back a runner from `acquire` (pinned runners stay until the transaction ends). */

@@ -32,7 +32,6 @@ export const DEFAULT_EPOCH = Date.UTC(2024, 0, 1);
 /** Decimal digits of the largest Snowflake id (2^63 − 1): text columns hold ids padded to this width. */
 export const SNOWFLAKE_DIGITS = 19;
 
-const WORKER_SHIFT = BigInt(SEQUENCE_BITS);
 const TIMESTAMP_SHIFT = BigInt(SEQUENCE_BITS + WORKER_ID_BITS);
 
 /** The parts of a Snowflake id. */

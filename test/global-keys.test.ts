@@ -1,6 +1,16 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn, type DataSource, type ObjectLiteral } from 'typeorm';
+import {
+  Column,
+  Entity,
+  EventSubscriber,
+  PrimaryColumn,
+  PrimaryGeneratedColumn,
+  type DataSource,
+  type EntitySubscriberInterface,
+  type InsertEvent,
+  type ObjectLiteral,
+} from 'typeorm';
 import {
   MissingShardKeyError,
   ShardingConfigError,
@@ -162,6 +172,23 @@ describe.each(backends)('@Snowflake() keys on %s', (backend) => {
     expect(found.map((t) => t.subject)).toEqual(['a', 'b', 'c']);
   });
 
+  it("the application's own subscribers see the generated id", async () => {
+    const seen: unknown[] = [];
+    @EventSubscriber()
+    class Recorder implements EntitySubscriberInterface<GkOrder> {
+      listenTo() {
+        return GkOrder;
+      }
+      beforeInsert(event: InsertEvent<GkOrder>) {
+        seen.push(event.entity.id);
+      }
+    }
+    fx = await openFixture(backend, GLOBAL_KEY_ENTITIES, 2, { keyGenerator: { workerId: WORKER } }, { subscribers: [Recorder] });
+    const order = await fx.sharded.getRepository(GkOrder).save({ title: 'seen' });
+    expect(seen).toEqual([order.id]);
+    expect(order.id).toMatch(/^\d+$/);
+  });
+
   it('with listeners off no id is generated: the INSERT is refused, naming the missing key', async () => {
     const { sharded } = await open();
     const error = await sharded.getRepository(GkOrder).save(Object.assign(new GkOrder(), { title: 'x' }), { listeners: false }).catch((e: unknown) => e);
@@ -214,6 +241,23 @@ describe('@Snowflake() configuration errors', () => {
     const error = await initError([IntKey], undefined, 'mariadb');
     expect((error as Error).message).toMatch(/Entity IntKey: @Snowflake\(\) property "id" has type "int", which cannot hold a 63-bit Snowflake id/);
     expect(await initError([IntKey])).toBeUndefined();
+  });
+
+  it('warns on SQLite that integer Snowflake columns are read back rounded, not for text ones', async () => {
+    const warnings: string[] = [];
+    const logger = {
+      logQuery() {},
+      logQueryError() {},
+      logQuerySlow() {},
+      logSchemaBuild() {},
+      logMigration() {},
+      log(level: string, message: unknown) {
+        if (level === 'warn') warnings.push(String(message));
+      },
+    };
+    const f = await openFixture('sqlite', [GkOrder, GkTicket], 2, { keyGenerator: { workerId: 1 } }, { logger });
+    await f.close();
+    expect(warnings).toEqual([expect.stringMatching(/@Snowflake\(\) ids in integer columns \(GkOrder\.id\) .* rounded .* varchar\(19\)/)]);
   });
 
   it('validates sharding.keyGenerator in the constructor', async () => {

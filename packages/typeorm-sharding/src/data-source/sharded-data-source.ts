@@ -151,7 +151,7 @@ export class ShardedDataSource extends DataSource {
       await this.buildMetadatas();
       this.copyDriverCapabilities(this.shardSources[0]!);
       this.rules = resolveShardingRules(this.entityMetadatas, this.shardNames, (m, p) => this.normalizedTypeOf(m, p));
-      const keys = planGlobalKeys(this.shardedOptions.sharding?.keyGenerator, this.entityMetadatas, this.dialect, (c) => String(this.driver.normalizeType(c)));
+      const keys = planGlobalKeys(this.shardedOptions.sharding?.keyGenerator, this.entityMetadatas, this.dialect, (c) => String(this.driver.normalizeType(c)), (m) => this.logger.log('warn', m));
       this.targets = this.shardSources.map((ds, i) => dataSourceTarget(shards[i]!.name, i, ds));
       const servers = this.dialect === 'mysql' && this.shardedOptions.sharding?.combinePerServer ? serverGroupsOf(this.shardedOptions) : undefined;
       const logPhysical = physicalQueryLog(() => this.logger, this.shardedOptions.sharding?.logPhysicalQueries ?? false, this.shardedOptions.maxQueryExecutionTime);

@@ -25,15 +25,24 @@ export interface GlobalKeysPlan {
 
 /**
  * Checks the `@Snowflake()` columns and `sharding.keyGenerator` together (no I/O): undefined when
- * neither is used; `ShardingConfigError` for a `@Snowflake()` column without a generator.
+ * neither is used; `ShardingConfigError` for a `@Snowflake()` column without a generator. `warn`
+ * hears about integer columns on SQLite, whose ids better-sqlite3 reads back rounded.
  */
 export function planGlobalKeys(
   options: KeyGeneratorOptions | undefined,
   metadatas: readonly EntityMetadata[],
   dialect: 'mysql' | 'sqlite',
   normalizeType: (column: ColumnMetadata) => string,
+  warn: (message: string) => void = () => {},
 ): GlobalKeysPlan | undefined {
   const columns = snowflakeColumnsOf(metadatas, dialect, normalizeType);
+  const lossy = [...columns].flatMap(([metadata, list]) => list.filter((c) => !c.padded).map((c) => `${metadata.name}.${c.column.propertyName}`));
+  if (dialect === 'sqlite' && lossy.length > 0) {
+    warn(
+      `typeorm-sharding: @Snowflake() ids in integer columns (${lossy.join(', ')}) are written exactly, but better-sqlite3 reads integers beyond 2^53 back as rounded numbers ` +
+        '(as TypeORM does on one SQLite database): entities read back may carry rounded ids. Use a varchar(19) column on SQLite to read them exactly.',
+    );
+  }
   if (options === undefined) {
     if (columns.size === 0) return undefined;
     const [metadata, [first]] = [...columns][0]! as [EntityMetadata, SnowflakeColumn[]];

@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from 'typeorm';
 import { Sharded, ShardKey, Snowflake } from '../../packages/typeorm-sharding/src/index.js';
 
 /** Sharded by its Snowflake id under `mod`, the algorithm the ids' low bits could defeat. */
@@ -50,4 +50,39 @@ export class GkTicket {
   subject!: string;
 }
 
-export const GLOBAL_KEY_ENTITIES = [GkOrder, GkNote, GkTicket];
+/** A cart and its lines, co-located: the lines are sharded by the cart's generated id. */
+@Entity('gk_carts')
+@Sharded({ algorithm: 'mod' })
+export class GkCart {
+  @PrimaryColumn('bigint')
+  @ShardKey()
+  @Snowflake()
+  id!: string;
+
+  @Column('varchar', { length: 40 })
+  owner!: string;
+
+  @OneToMany(() => GkLine, (line) => line.cart, { cascade: true })
+  lines!: GkLine[];
+}
+
+@Entity('gk_lines')
+@Sharded({ algorithm: 'mod', colocateWith: () => GkCart })
+export class GkLine {
+  @PrimaryColumn('bigint')
+  @Snowflake()
+  id!: string;
+
+  @Column('bigint')
+  @ShardKey()
+  cartId!: string;
+
+  @ManyToOne(() => GkCart, (cart) => cart.lines)
+  @JoinColumn({ name: 'cartId' })
+  cart!: GkCart;
+
+  @Column('varchar', { length: 40 })
+  sku!: string;
+}
+
+export const GLOBAL_KEY_ENTITIES = [GkOrder, GkNote, GkTicket, GkCart, GkLine];

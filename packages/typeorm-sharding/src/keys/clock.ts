@@ -16,14 +16,23 @@ export interface Clock {
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /**
- * `Date.now()`, and a synchronous sleep through `Atomics.wait` (allowed on Node's main thread):
- * it blocks the event loop, but only for a clock step within the tolerance (10 ms by default) or
- * the rest of a millisecond, and it does not burn the CPU as a busy loop would. Ids are issued
- * synchronously so that `nextId()` can be called anywhere, as `randomUUID()` can.
+ * `Date.now()`, and a synchronous sleep: ids are issued synchronously so that `nextId()` can be
+ * called anywhere, as `randomUUID()` can. The sleep blocks the event loop, but only for a clock
+ * step within the tolerance (10 ms by default) or until the next millisecond. Waiting for the
+ * next millisecond (`sleep(1)`, after 4096 ids in one) spins on `Date.now()`, which ends at the
+ * tick instead of up to a millisecond later; longer waits use `Atomics.wait` (allowed on Node's
+ * main thread), which does not burn the CPU.
  */
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms) => {
-    if (ms > 0) Atomics.wait(sleeper, 0, 0, ms);
+    if (ms > 1) {
+      Atomics.wait(sleeper, 0, 0, ms);
+      return;
+    }
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      // the rest of this millisecond
+    }
   },
 };

@@ -98,6 +98,8 @@ class SnowflakeGenerator implements KeyGenerator {
   /** Unix millisecond of the newest id issued (-Infinity before the first). */
   private last = -Infinity;
   private sequence = 0;
+  /** The timestamp bits of `last`, shifted into place once per millisecond. */
+  private high = 0n;
 
   constructor(options: SnowflakeGeneratorOptions) {
     this.workerId = checkWorkerId(options.workerId);
@@ -132,9 +134,10 @@ class SnowflakeGenerator implements KeyGenerator {
         throw new InvalidEpochError(`Snowflake ids ran out of timestamp bits: ${new Date(now).toISOString()} is more than 2^41 ms after the epoch ${new Date(this.epoch).toISOString()}; no id was issued.`);
       }
       this.guard?.(now);
+      if (!sameMillisecond) this.high = composeSnowflake(timestamp, 0, 0);
       this.last = now;
       this.sequence = sequence;
-      return composeSnowflake(timestamp, this.workerId, sequence);
+      return this.high | BigInt(this.workerId * SEQUENCE_SPAN + sequence);
     }
   }
 

@@ -92,7 +92,7 @@ describe.each(backends)('@Snowflake() keys on %s', (backend) => {
     }
   });
 
-  it('a plain object and a QueryBuilder insert get ids too; a given id is kept', async () => {
+  it('a plain object, a QueryBuilder insert and an upsert get ids too; a given id is kept', async () => {
     const { sharded } = await open();
     const row: Partial<GkOrder> = { title: 'plain object' };
     const r1 = await sharded.getRepository(GkOrder).insert(row);
@@ -103,14 +103,19 @@ describe.each(backends)('@Snowflake() keys on %s', (backend) => {
     const r2 = await sharded.createQueryBuilder().insert().into(GkOrder).values(values).execute();
     expect(r2.identifiers.map((i: ObjectLiteral) => i.id)).toEqual(values.map((v) => (v as Partial<GkOrder>).id));
 
+    const upserted: Partial<GkOrder> = { title: 'upsert' };
+    const r3 = await sharded.getRepository(GkOrder).upsert(upserted, ['id']);
+    expect(r3.identifiers).toEqual([{ id: upserted.id }]);
+    expect(upserted.id).toMatch(/^\d+$/);
+
     const given = sharded.keyGenerator.nextId();
     await sharded.getRepository(GkOrder).insert({ id: given, title: 'given' });
     const explicitNull = { id: null as unknown as string, title: 'null id' };
     await sharded.getRepository(GkOrder).insert(explicitNull);
     expect(explicitNull.id).toMatch(/^\d+$/);
     const rows = await rowsOf(sharded, 'gk_orders');
-    expect(rows.map((r) => r.title)).toEqual(['plain object', 'qb 1', 'qb 2', 'given', 'null id']);
-    expect(rows.map((r) => r.sid)).toEqual([row.id, ...values.map((v) => (v as Partial<GkOrder>).id), given, explicitNull.id]);
+    expect(rows.map((r) => r.title)).toEqual(['plain object', 'qb 1', 'qb 2', 'upsert', 'given', 'null id']);
+    expect(rows.map((r) => r.sid)).toEqual([row.id, ...values.map((v) => (v as Partial<GkOrder>).id), upserted.id, given, explicitNull.id]);
     expect((await sharded.getRepository(GkOrder).findOneByOrFail({ id: given })).title).toBe('given');
   });
 

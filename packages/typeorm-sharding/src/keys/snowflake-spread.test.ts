@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createHashAlgorithm, createModAlgorithm, type ShardingAlgorithm } from '../algorithms/index.js';
 import { createSnowflakeGenerator, type KeyGenerator } from './snowflake-generator.js';
 import { FakeClock, seededRandom } from './testing/fake-clock.js';
@@ -74,7 +74,10 @@ const hash = createHashAlgorithm({ shardNames, keyKind: 'integer' });
 const mod = createModAlgorithm(SHARDS);
 
 describe('1,000,000 Snowflake ids from 4 workers', () => {
-  const run = generate((workerId, clock) => createSnowflakeGenerator({ workerId, clock, random: seededRandom(workerId + 1) }));
+  let run: Run;
+  beforeAll(() => {
+    run = generate((workerId, clock) => createSnowflakeGenerator({ workerId, clock, random: seededRandom(workerId + 1) }));
+  });
 
   it('are all unique and strictly increasing per worker, each carrying its worker id', () => {
     expect(run.ids.length).toBe(1_000_000);

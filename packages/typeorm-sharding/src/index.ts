@@ -14,7 +14,7 @@ export type {
   ShardingOptions,
   PhysicalQueryEvent,
 } from './data-source/options.js';
-export { Sharded, ShardKey, Broadcast, type ShardedOptions } from './decorators/index.js';
+export { Sharded, ShardKey, Broadcast, Snowflake, type ShardedOptions } from './decorators/index.js';
 export * from './errors/index.js';
 export { PartialCommitError, TransactionStateError } from './session/shard-session.js';
 export { BroadcastDivergenceError, type CopyOutcome } from './engine/copies-result.js';
@@ -36,3 +36,13 @@ export {
   type ShardingFunction,
   type KeyKind,
 } from './algorithms/index.js';
+export {
+  createSnowflakeGenerator,
+  DEFAULT_MAX_CLOCK_BACKWARD_MS,
+  type KeyGenerator,
+  type SnowflakeGeneratorOptions,
+} from './keys/snowflake-generator.js';
+export { decodeSnowflake, DEFAULT_EPOCH as DEFAULT_SNOWFLAKE_EPOCH, type SnowflakeParts } from './keys/snowflake-layout.js';
+export type { KeyGeneratorOptions } from './keys/key-generator-options.js';
+export type { Clock } from './keys/clock.js';
+export { ClockMovedBackwardsError, InvalidEpochError, InvalidWorkerIdError, WorkerLeaseError } from './keys/key-errors.js';

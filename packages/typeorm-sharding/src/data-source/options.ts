@@ -1,6 +1,7 @@
 import type { MysqlDataSourceOptions } from 'typeorm/driver/mysql/MysqlDataSourceOptions.js';
 import type { BetterSqlite3DataSourceOptions } from 'typeorm/driver/better-sqlite3/BetterSqlite3DataSourceOptions.js';
 import type { PhysicalQueryLogLevel } from '../log/physical-query-log.js';
+import type { KeyGeneratorOptions } from '../keys/key-generator-options.js';
 
 /** One physical statement as it ran on a shard, reported through `onPhysicalQuery`. */
 export interface PhysicalQueryEvent {
@@ -93,6 +94,12 @@ export interface ShardingOptions {
    * @default false
    */
   readonly logPhysicalQueries?: PhysicalQueryLogLevel;
+  /**
+   * The Snowflake key generator behind `@Snowflake()` columns and `dataSource.keyGenerator`
+   * (see docs/global-keys.md); required when an entity has a `@Snowflake()` column.
+   * @default undefined (no generator)
+   */
+  readonly keyGenerator?: KeyGeneratorOptions;
 }
 
 /**

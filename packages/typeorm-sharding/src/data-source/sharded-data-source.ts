@@ -18,6 +18,9 @@ import { detachDriverConnections } from './detached-driver.js';
 import { physicalQueryLog } from '../log/physical-query-log.js';
 import { ShardLogger } from '../log/shard-logger.js';
 import { ShardedEntityManager } from './sharded-entity-manager.js';
+import { checkKeyGeneratorOptions } from '../keys/key-generator-options.js';
+import { planGlobalKeys, type GlobalKeys } from '../keys/global-keys.js';
+import type { KeyGenerator } from '../keys/snowflake-generator.js';
 
 /** Schema steps the ShardedDataSource drives itself, so neither its base nor a shard may run them on its own. */
 const DRIVEN_BY_SHARDED_SOURCE = { synchronize: false, migrationsRun: false, dropSchema: false };
@@ -45,12 +48,14 @@ export class ShardedDataSource extends DataSource {
   private rules: ShardingRules | undefined;
   private sqliteRunner: SqliteShardingQueryRunner | undefined;
   private shardLoggers: ShardLogger[] = [];
+  private globalKeys: GlobalKeys | undefined;
 
   constructor(options: ShardedDataSourceOptions) {
     let configError: ShardingError | undefined;
     try {
       validateShards(options);
       resolveShardingOptions(options.sharding);
+      checkKeyGeneratorOptions(options.sharding?.keyGenerator);
     } catch (error) {
       if (!(error instanceof ShardingError)) throw error;
       configError = error;
@@ -164,6 +169,7 @@ export class ShardedDataSource extends DataSource {
       await this.buildMetadatas();
       this.copyDriverCapabilities(this.shardSources[0]!);
       this.rules = resolveShardingRules(this.entityMetadatas, this.shardNames, (m, p) => this.normalizedTypeOf(m, p));
+      const keys = planGlobalKeys(this.shardedOptions.sharding?.keyGenerator, this.entityMetadatas, this.dialect, (c) => String(this.driver.normalizeType(c)), (m) => this.logger.log('warn', m));
       this.targets = this.shardSources.map((ds, i) => {
         const shard = topology.shards[i]!;
         return this.dialect === 'mysql'
@@ -177,6 +183,9 @@ export class ShardedDataSource extends DataSource {
       if (this.shardedOptions.dropSchema) await this.dropDatabase();
       if (this.shardedOptions.migrationsRun) await this.runMigrations({ transaction: this.shardedOptions.migrationsTransactionMode });
       if (this.shardedOptions.synchronize) await this.synchronize();
+      // Last, so that dropSchema and synchronize cannot remove the worker-id lease table under it.
+      this.globalKeys = await keys?.start(this.shardSources[0]!);
+      if (this.globalKeys) this.subscribers.unshift(this.globalKeys.subscriber);
     } catch (error) {
       Object.assign(this, { isInitialized: false });
       this.engine = undefined;
@@ -226,8 +235,21 @@ export class ShardedDataSource extends DataSource {
     }
   }
 
-  /** Closes every shard connection. */
+  /**
+   * The Snowflake generator of `sharding.keyGenerator`, e.g. for an id needed before the insert
+   * (a parent's id for its co-located children) or for raw SQL.
+   */
+  get keyGenerator(): KeyGenerator {
+    if (!this.globalKeys) {
+      throw new ShardingConfigError(this.isInitialized ? 'No key generator: set sharding.keyGenerator ({ workerId } or { workerId: \'lease\' }).' : 'The ShardedDataSource is not initialised; call initialize() first.');
+    }
+    return this.globalKeys.generator;
+  }
+
+  /** Closes every shard connection (after releasing a leased worker id). */
   override async destroy(): Promise<void> {
+    await this.globalKeys?.stop();
+    this.globalKeys = undefined;
     await this.closeShards();
     this.engine = undefined;
     this.sqliteRunner = undefined;

@@ -2,3 +2,4 @@
 export const SHARDED_KEY = Symbol.for('typeorm-sharding:sharded');
 export const SHARD_KEY_PROPERTIES = Symbol.for('typeorm-sharding:shard-key-properties');
 export const BROADCAST_KEY = Symbol.for('typeorm-sharding:broadcast');
+export const SNOWFLAKE_PROPERTIES = Symbol.for('typeorm-sharding:snowflake-properties');

@@ -167,7 +167,8 @@ class SelectMergeBuilder {
     const listedOrder = listed ? { columns: listed.columns.map((c) => this.resultColumnOf(c)), rows: listed.rows } : undefined;
     const strip = this.hidden.length > 0 ? { strip: [...this.hidden] } : {};
     const merge: MergeSpec = orderBy.length > 0 ? { kind: 'ordered', orderBy, ...(distinct ? { distinct } : {}), ...strip } : { kind: 'concat', ...(distinct ? { distinct } : {}), ...strip };
-    return this.result(merge, { pushLimit: distinct === undefined, listedOrder });
+    // SQLite: the listed keys are matched as stored (better-sqlite3 rounds integers beyond 2^53).
+    return this.result(merge, { pushLimit: distinct === undefined, listedOrder, exactIntegers: listedOrder !== undefined && this.ctx.dialect === 'sqlite' });
   }
 
   /** The result column holding a column's values: its select item, the star, or a hidden column. */

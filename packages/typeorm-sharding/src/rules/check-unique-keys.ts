@@ -1,3 +1,4 @@
+import { getSnowflakeProperties } from '../decorators/index.js';
 import { ShardingConfigError } from '../errors/index.js';
 import { hasColumn, sameColumnSet } from './column-set.js';
 import type { TableRule, UniqueKey } from './table-rule.js';
@@ -5,10 +6,10 @@ import type { TableRule, UniqueKey } from './table-rule.js';
 /**
  * A unique key of a sharded table is enforced by each shard's database on that shard's rows
  * only. It is unique overall when it contains the shard key (equal values then live on one
- * shard), or when its values are generated uuids (unique by construction). Any other unique
- * key must be listed in `@Sharded({ uniquePerShard })`, so that accepting per-shard uniqueness
- * is a decision written in the code, not a surprise; otherwise `initialize()` refuses it,
- * naming the entity, the columns and both fixes.
+ * shard), or when its values are generated uuids or `@Snowflake()` ids (unique by
+ * construction). Any other unique key must be listed in `@Sharded({ uniquePerShard })`, so that
+ * accepting per-shard uniqueness is a decision written in the code, not a surprise; otherwise
+ * `initialize()` refuses it, naming the entity, the columns and both fixes.
  */
 export function checkUniqueKeys(rule: TableRule, uniquePerShard: readonly (string | readonly string[])[] = []): void {
   if (rule.distribution !== 'sharded') return;
@@ -35,7 +36,7 @@ export function checkUniqueKeys(rule: TableRule, uniquePerShard: readonly (strin
   const unchecked: UniqueKey[] = [];
   for (const unique of rule.uniqueKeys) {
     if (hasColumn(unique.columns, key.columnName)) continue;
-    if (unique.columns.length === 1 && isGeneratedUuid(rule, unique.columns[0]!)) continue;
+    if (unique.columns.length === 1 && (isGeneratedUuid(rule, unique.columns[0]!) || isSnowflake(rule, unique.columns[0]!))) continue;
     const accepted = declared.find((d) => sameColumnSet(d.columns, unique.columns));
     if (accepted) {
       accepted.used = true;
@@ -65,8 +66,13 @@ export function checkUniqueKeys(rule: TableRule, uniquePerShard: readonly (strin
       'Each shard can only enforce a unique key on its own rows, so equal values on different shards would go in silently. ' +
       `Either add "${key.propertyName}" to ${unchecked.length === 1 ? 'the key' : 'each key'} (${hints.join('; ')}), ` +
       `or accept uniqueness per shard with @Sharded({ uniquePerShard: [${entries.join(', ')}] }) when the values are unique by construction (snowflake ids …) or duplicates across shards are acceptable. ` +
-      'Generated uuid keys are accepted as they are; a global unique index across shards is not supported yet.',
+      'Generated uuid and @Snowflake() keys are accepted as they are; a global unique index across shards is not supported yet.',
   );
+}
+
+function isSnowflake(rule: TableRule, column: string): boolean {
+  const property = rule.metadata.columns.find((x) => x.databaseName === column)?.propertyName;
+  return typeof rule.metadata.target === 'function' && property !== undefined && getSnowflakeProperties(rule.metadata.target).includes(property);
 }
 
 function isGeneratedUuid(rule: TableRule, column: string): boolean {

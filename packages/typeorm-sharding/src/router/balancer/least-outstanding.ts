@@ -4,7 +4,9 @@ import type { Balancer, BalancerCandidate } from './balancer.js';
  * The node with the fewest statements in flight from this router, relative to its weight ×
  * warm-up share (`(inFlight + 1) / (weight × share)`: the load it would have after this
  * pick). It reacts at once to a slow node, where score-based weights lag by their refresh
- * interval. Ties rotate, so that an idle cluster is still spread.
+ * interval. Ties rotate, so that an idle cluster is still spread. A warming node's share scales
+ * its capacity (as HAProxy's slow start does with `leastconn`): it takes reads once its peers
+ * have about 1/share times its own in flight, so under light load it gets fewer than its share.
  */
 export class LeastOutstandingBalancer implements Balancer {
   readonly name = 'least_outstanding' as const;

@@ -20,7 +20,9 @@ export function parseRouterYaml(text: string, options: LoadYamlOptions = {}): Ro
   const first = doc.errors[0];
   if (first) {
     const line = lineOf(text, first.pos[0]);
-    throw new RouterConfigError('', `YAML syntax error (${first.code}) at line ${line.line}, column ${line.column}`);
+    // `{ password: ${DB_PASSWORD} }` is a nested flow mapping to YAML: the usual slip.
+    const hint = /\{[^}\n]*\$\{/.test(text) ? ' (inside { } or [ ], write an environment reference in quotes: "${NAME}")' : '';
+    throw new RouterConfigError('', `YAML syntax error (${first.code}) at line ${line.line}, column ${line.column}${hint}`);
   }
   const tree: unknown = doc.toJS({ maxAliasCount: 100 });
   if (tree === null || tree === undefined) throw new RouterConfigError('', 'the configuration is empty');

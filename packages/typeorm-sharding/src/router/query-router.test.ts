@@ -110,18 +110,27 @@ describe('QueryRouter', () => {
     await h.router.stop();
   });
 
-  it('brings a node back after two good heartbeats and ramps it up from 10 %', async () => {
-    const h = harness({ extra: { warmUp: { duration: 10_000, steps: 2 } } });
+  it('brings a node back after two good heartbeats, measures its lag, and ramps it up from 10 %', async () => {
+    const monitor = new FakeMonitor()
+      .on('p', () => [{ pos: '0-1-5' }])
+      .on('r1', replicaAnswers({ secondsBehind: 0, applied: '0-1-5' }))
+      .on('r2', replicaAnswers({ secondsBehind: 0, applied: '0-1-5' }));
+    const h = harness({ monitor, extra: { warmUp: { duration: 10_000, steps: 2 } } });
+    const r1 = () => h.router.snapshot().find((n) => n.node === 'r1')!;
+    const atUp: unknown[] = [];
+    // When it comes back its lag is unknown: no reads until the next lag check has measured it.
+    h.router.on('node-up', () => atUp.push(r1().lagMs, count(h.run(10))));
     h.router.start();
     h.down.add('r1');
     await h.clock.advance(3000);
     h.down.delete('r1');
     await h.clock.advance(2000);
-    const r1 = () => h.router.snapshot().find((n) => n.node === 'r1')!;
-    expect(r1().up).toBe(true);
+    expect(atUp).toEqual([Infinity, { r2: 10 }]);
+    await h.clock.advance(1000);
+    expect(r1()).toMatchObject({ up: true, lagMs: 0 });
     expect(r1().share).toBeCloseTo(0.1);
     expect(count(h.run(1100))).toEqual({ r1: 100, r2: 1000 });
-    await h.clock.advance(5000);
+    await h.clock.advance(4000);
     expect(r1().share).toBeCloseTo(0.55);
     await h.clock.advance(5000);
     expect(r1().share).toBe(1);
@@ -161,7 +170,8 @@ describe('QueryRouter', () => {
   });
 
   it('degrades reads to the primary when no replica is eligible, and fails writes fast when the primary is down', async () => {
-    const h = harness();
+    const replica = replicaAnswers({ secondsBehind: 0, applied: '' });
+    const h = harness({ monitor: new FakeMonitor().on('r1', replica).on('r2', replica) });
     h.router.start();
     h.down.add('r1').add('r2');
     await h.clock.advance(3000);

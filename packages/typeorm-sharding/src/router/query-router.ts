@@ -478,8 +478,9 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
       this.emit('node-down', { server: server.name, node: node.name, role: node.role, cause: transition.cause, failoverMs: transition.failoverMs });
     } else {
       if (node.role !== 'primary') this.startWarmUp(node, this.clock.now());
-      // A replica that was down has an unknown lag until the next check: measure before trusting it.
-      if (node.role !== 'primary') node.lagMs = undefined;
+      // A replica back from down is behind by its downtime: no reads until the next lag check
+      // has measured it (when no lag checks run, i.e. the router was not started, it is trusted).
+      if (node.role !== 'primary') node.lagMs = this.heartbeat === undefined ? undefined : Infinity;
       server.refresh(this.config.consistency.maxReplicationLagMs);
       this.metrics.nodeUp.set(labels, 1);
       this.emit('node-up', { server: server.name, node: node.name, role: node.role, downForMs: transition.downForMs });

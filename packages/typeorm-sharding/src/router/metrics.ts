@@ -1,0 +1,118 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { NodeRole } from './topology.js';
+
+/** Where the metrics go. */
+export interface RouterMetricsOptions {
+  /** @default a new Registry of the router's own (expose it with `router.metrics.registry.metrics()`) */
+  readonly registry?: Registry;
+  /** @default 'typeorm_sharding_router_' (the article's `polar_router_`) */
+  readonly prefix?: string;
+}
+
+/** Outcome label of `requests_total`. */
+export type RequestOutcome = 'ok' | 'sql_error' | 'connection_error' | 'rejected';
+
+/** Counters that a collect callback reads (cache statistics). */
+export interface HitMissCounts {
+  readonly hits: number;
+  readonly misses: number;
+}
+
+/**
+ * The router's Prometheus metrics (the article's §5.2, names adapted). Labels carry the
+ * server, node, role, statement kind and outcome — never SQL text or parameter values.
+ *
+ * | metric | type | labels |
+ * |---|---|---|
+ * | `decision_time_ms` | histogram | `type` (primary, replica, analytics) |
+ * | `requests_total` | counter | server, node, role, kind, outcome |
+ * | `misroutes_total` (a write that reached a replica; must stay 0) | counter | server, node, kind |
+ * | `failovers_total` | counter | server, node, cause (heartbeat, traffic) |
+ * | `failover_time_ms` (first failure → node marked down) | histogram | server, node |
+ * | `retries_total` (reads retried on another node after a connection error) | counter | server, node |
+ * | `node_up` | gauge | server, node, role |
+ * | `replication_lag_ms` | gauge | server, node |
+ * | `node_weight` (weight × warm-up share × load factor) | gauge | server, node, role |
+ * | `load_score` | gauge | server, node |
+ * | `consistent_reads_total` | counter | outcome (reached, timeout, caught_up) |
+ * | `hint_problems_total` | counter | problem |
+ * | `route_cache_hits_total`, `route_cache_misses_total` | counter | — |
+ * | `plan_cache_hits_total`, `plan_cache_misses_total` (fed by the engine) | counter | — |
+ */
+export class RouterMetrics {
+  readonly registry: Registry;
+  readonly decisionTime: Histogram<'type'>;
+  readonly requests: Counter<'server' | 'node' | 'role' | 'kind' | 'outcome'>;
+  readonly misroutes: Counter<'server' | 'node' | 'kind'>;
+  readonly failovers: Counter<'server' | 'node' | 'cause'>;
+  readonly failoverTime: Histogram<'server' | 'node'>;
+  readonly retries: Counter<'server' | 'node'>;
+  readonly nodeUp: Gauge<'server' | 'node' | 'role'>;
+  readonly lag: Gauge<'server' | 'node'>;
+  readonly weight: Gauge<'server' | 'node' | 'role'>;
+  readonly loadScore: Gauge<'server' | 'node'>;
+  readonly consistentReads: Counter<'outcome'>;
+  readonly hintProblems: Counter<'problem'>;
+  private readonly decisionByRole: Readonly<Record<NodeRole, Histogram.Internal<'type'>>>;
+  private routeCacheStats: () => HitMissCounts = () => ({ hits: 0, misses: 0 });
+  private planCacheStats: () => HitMissCounts = () => ({ hits: 0, misses: 0 });
+
+  constructor(options: RouterMetricsOptions = {}) {
+    const registry = (this.registry = options.registry ?? new Registry());
+    const p = options.prefix ?? 'typeorm_sharding_router_';
+    const registers = [registry];
+    this.decisionTime = new Histogram({
+      name: `${p}decision_time_ms`,
+      help: 'Time to choose the node of a statement, in milliseconds, by target type.',
+      labelNames: ['type'],
+      buckets: [0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1, 5],
+      registers,
+    });
+    this.decisionByRole = { primary: this.decisionTime.labels('primary'), replica: this.decisionTime.labels('replica'), analytics: this.decisionTime.labels('analytics') };
+    this.requests = new Counter({ name: `${p}requests_total`, help: 'Statements run, by node and outcome.', labelNames: ['server', 'node', 'role', 'kind', 'outcome'], registers });
+    this.misroutes = new Counter({ name: `${p}misroutes_total`, help: 'Writes that reached a replica (must stay 0).', labelNames: ['server', 'node', 'kind'], registers });
+    this.failovers = new Counter({ name: `${p}failovers_total`, help: 'Nodes marked down.', labelNames: ['server', 'node', 'cause'], registers });
+    this.failoverTime = new Histogram({
+      name: `${p}failover_time_ms`,
+      help: 'From the first failed heartbeat or statement to the node marked down (traffic moved), in milliseconds.',
+      labelNames: ['server', 'node'],
+      buckets: [10, 100, 250, 500, 1000, 2000, 3000, 5000, 10000],
+      registers,
+    });
+    this.retries = new Counter({ name: `${p}retries_total`, help: 'Reads retried on another node after a connection error, by the node that failed.', labelNames: ['server', 'node'], registers });
+    this.nodeUp = new Gauge({ name: `${p}node_up`, help: '1 when the node is up, 0 when down.', labelNames: ['server', 'node', 'role'], registers });
+    this.lag = new Gauge({ name: `${p}replication_lag_ms`, help: 'Measured replication lag of a replica, in milliseconds.', labelNames: ['server', 'node'], registers });
+    this.weight = new Gauge({ name: `${p}node_weight`, help: 'Effective weight: configured weight × warm-up share × load factor.', labelNames: ['server', 'node', 'role'], registers });
+    this.loadScore = new Gauge({ name: `${p}load_score`, help: 'Load score in [0, 1] (0.4 CPU + 0.3 connections + 0.2 disk I/O + 0.1 latency).', labelNames: ['server', 'node'], registers });
+    this.consistentReads = new Counter({ name: `${p}consistent_reads_total`, help: 'Consistent reads on replicas, by outcome (reached, timeout → primary, caught_up: no wait needed).', labelNames: ['outcome'], registers });
+    this.hintProblems = new Counter({ name: `${p}hint_problems_total`, help: 'Unknown, malformed, conflicting, misplaced or overridden hints, once per statement shape.', labelNames: ['problem'], registers });
+    const fromStats = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    fromStats(`${p}route_cache_hits_total`, 'Route-cache hits.', () => this.routeCacheStats().hits);
+    fromStats(`${p}route_cache_misses_total`, 'Route-cache misses.', () => this.routeCacheStats().misses);
+    fromStats(`${p}plan_cache_hits_total`, 'Plan-cache hits (fed by the engine).', () => this.planCacheStats().hits);
+    fromStats(`${p}plan_cache_misses_total`, 'Plan-cache misses (fed by the engine).', () => this.planCacheStats().misses);
+  }
+
+  observeDecision(role: NodeRole, ms: number): void {
+    this.decisionByRole[role].observe(ms);
+  }
+
+  /** Where the route-cache counters are read at scrape time. */
+  readRouteCache(stats: () => HitMissCounts): void {
+    this.routeCacheStats = stats;
+  }
+
+  /** Where the plan-cache counters are read at scrape time (the engine's `planCacheStats`). */
+  readPlanCache(stats: () => HitMissCounts): void {
+    this.planCacheStats = stats;
+  }
+}

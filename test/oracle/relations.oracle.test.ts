@@ -36,7 +36,7 @@ for (const backend of ['sqlite', 'mariadb'] as const) {
 
     beforeAll(async () => {
       sources.push({ name: 'main (4 shards)', fx: await openFixture(backend, SHOP_ENTITIES, 4, { maxInValuesPerQuery: 1_000_000 }) });
-      sources.push({ name: 'tiny (3 shards, maxInValuesPerQuery 2)', fx: await openFixture(backend, SHOP_ENTITIES, 3, { maxInValuesPerQuery: 2 }) });
+      sources.push({ name: 'tiny (3 shards, maxInValuesPerQuery 2, one statement per shard)', fx: await openFixture(backend, SHOP_ENTITIES, 3, { maxInValuesPerQuery: 2, coalesce: false }) });
       sources.push({ name: 'noPrune (pruning: false)', fx: await openFixture(backend, SHOP_ENTITIES, 4, { pruning: false }) });
       plain = sources[0]!.fx.plain;
       for (const ds of [plain, ...sources.map((s) => s.fx.sharded)]) await loadShop(ds, data);

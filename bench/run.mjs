@@ -6,7 +6,8 @@
 //   pnpm bench --quick    smoke run (< 1 min), same report structure
 //   options: --keep (leave the databases), --reuse (skip create+load: data from a --keep run),
 //            --rows=N (order rows per shard), --page-rows=N, --reps=N, --duration=ms,
-//            --warmup=ms, --pool=N (connections per shard pool), --only=matrix,overhead,
+//            --warmup=ms, --pool=N (connections per raw mysql2 shard pool), --server-pool=N
+//            (the sharded sources' pool for the server), --only=matrix,overhead,
 //            by-hand,planner,plan-cache,deep-paging, --out=DIR
 import 'reflect-metadata';
 import { execSync } from 'node:child_process';
@@ -56,6 +57,7 @@ function parseArgs(argv) {
     warmupMs: num('warmup', quick ? 0 : 300),
     durationMs: num('duration', quick ? 100 : 1_200),
     poolSize: num('pool', 2),
+    serverPoolSize: num('server-pool', 16),
     plainPoolSize: num('plain-pool', 16),
     matrixClients: quick ? [1, 16] : [1, 16, 64],
     plannerIterations: quick ? 500 : 20_000,
@@ -102,16 +104,17 @@ async function main() {
     // --- schema and data --------------------------------------------------------------
     log('[setup] creating databases and data sources');
     if (!cfg.reuse) await createDatabases(admin, SHARDS);
-    ctx.dsOn = await open(shardedMariadb({ count: SHARDS, entities: [Order], pruning: true, poolSize: cfg.poolSize, synchronize: !cfg.reuse }));
-    ctx.dsOff = await open(shardedMariadb({ count: SHARDS, entities: [Order], pruning: false, poolSize: cfg.poolSize }));
-    // The same pruned reads, with one UNION ALL round trip per server (all 64 shards share one).
-    ctx.dsCombined = await open(shardedMariadb({ count: SHARDS, entities: [Order], pruning: true, combinePerServer: true, poolSize: cfg.poolSize }));
+    // The article's study: one statement per shard, pruning on and off.
+    ctx.dsOn = await open(shardedMariadb({ count: SHARDS, entities: [Order], pruning: true, coalesce: false, poolSize: cfg.serverPoolSize, synchronize: !cfg.reuse }));
+    ctx.dsOff = await open(shardedMariadb({ count: SHARDS, entities: [Order], pruning: false, coalesce: false, poolSize: cfg.serverPoolSize }));
+    // The default: the statements to the server's shards as one UNION ALL per 16 shards.
+    ctx.dsDefault = await open(shardedMariadb({ count: SHARDS, entities: [Order], pruning: true, poolSize: cfg.serverPoolSize }));
     ctx.plain = await open(plainMariadb({ entities: [Order, Page], poolSize: cfg.plainPoolSize, synchronize: !cfg.reuse }));
     ctx.probe = { sample: () => {} };
     ctx.ds16 = await open(shardedMariadb({
       count: PAGING_SHARDS,
       entities: [Page],
-      poolSize: cfg.poolSize,
+      poolSize: cfg.serverPoolSize,
       synchronize: !cfg.reuse,
       onPhysicalQuery: () => ctx.probe.sample(),
     }));
@@ -192,7 +195,7 @@ async function main() {
       ['software', `Node ${process.version}, TypeORM ${typeormVersion}, MariaDB ${mariadbVersion} on ${'127.0.0.1:3306'}`],
       ['data', `orders: ${SHARDS} shards × ${cfg.rowsPerShard.toLocaleString('en-US')} rows (ids 1..${ctx.totalOrders.toLocaleString('en-US')}, routed by the plugin's hash) + the same rows in bench_plain.orders; pages: ${PAGING_SHARDS} shards × ${cfg.pageRowsPerShard.toLocaleString('en-US')} rows + bench_plain.pages; SQLite: ${SHARDS} in-memory shards × ${cfg.sqliteRowsPerShard.toLocaleString('en-US')} rows + one in-memory table${loadSeconds ? `; MariaDB load took ${loadSeconds.toFixed(1)} s` : ''}`],
       ['sharding options', `concurrency (window) ${WINDOW} (= CPU cores, the default), maxInValuesPerQuery ${MAX_IN}, pruning true / false`],
-      ['connections', `poolSize ${cfg.poolSize} per shard DataSource (three 64-shard sources (pruning on, pruning off, combinePerServer) + one 16-shard source), ${cfg.poolSize} per raw mysql2 shard pool, ${cfg.plainPoolSize} for the unsharded DataSource; max_connections raised from ${originalMaxConnections} to ${MAX_CONNECTIONS} for the run${cfg.keep ? ' (left raised: --keep)' : ' and restored afterwards'}; Threads_connected ${threadsAfterInit ?? '—'} after initialisation, peak ${maxThreads || '—'} sampled between cells`],
+      ['connections', `one pool of ${cfg.serverPoolSize} per ShardedDataSource for its one server (three 64-shard sources: one statement per shard with pruning on and off, and the default, one UNION ALL per 16 shards; one 16-shard source), shared by all its shards; ${cfg.poolSize} per raw mysql2 shard pool (the hand-routed baseline: ${SHARDS} pools); ${cfg.plainPoolSize} for the unsharded DataSource; max_connections raised from ${originalMaxConnections} to ${MAX_CONNECTIONS} for the run (for the ${SHARDS} raw pools)${cfg.keep ? ' (left raised: --keep)' : ' and restored afterwards'}; Threads_connected ${threadsAfterInit ?? '—'} after initialisation, peak ${maxThreads || '—'} sampled between cells`],
       ['measurement', `${cfg.reps} alternating repetition(s) per cell (64 clients: ${Math.max(1, cfg.reps - 1)}) (findOneBy on MariaDB: ${cfg.overheadReps * 2} × ${cfg.overheadDurationMs / 2} ms with 1 client, ${cfg.overheadReps} × ${cfg.overheadDurationMs} ms with 16; on SQLite ${cfg.overheadReps * 3} × ${cfg.overheadDurationMs / 5} ms), ${cfg.warmupMs > 0 ? `warm-up ≥ ${cfg.warmupMs} ms and ≥ one call per client` : 'no warm-up (quick mode)'}, window ≥ ${cfg.durationMs} ms per variant per repetition; planner: up to ${cfg.plannerIterations.toLocaleString('en-US')} calls or ${cfg.plannerBudgetMs / 1000} s per case`],
     ],
     method: [

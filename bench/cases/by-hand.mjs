@@ -12,8 +12,10 @@ export const BY_HAND_VARIANTS = ['plugin', 'handTypeorm', 'rawMysql2'];
 const RAW_SQL = 'SELECT `id`, `buyerId`, `amount`, `note`, `createdAt` FROM `orders` WHERE `id` IN (?)';
 
 export async function runByHand(ctx) {
-  const { dsOn, pools, cfg, totalOrders, shardIndexOf } = ctx;
-  const repo = dsOn.getRepository(Order);
+  const { dsOn, dsDefault, pools, cfg, totalOrders, shardIndexOf } = ctx;
+  // The plugin as configured by default (one round trip per server); by hand, plain TypeORM on
+  // each shard's own DataSource, and raw mysql2 over one pool per shard.
+  const repo = dsDefault.getRepository(Order);
   const shardRepos = dsOn.shardNames.map((name) => dsOn.getShardDataSource(name).getRepository(Order));
   const flat = (parts) => (parts.length === 1 ? parts[0] : parts.flat());
   const ops = {

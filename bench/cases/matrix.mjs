@@ -1,5 +1,6 @@
-// The article's study: IN sizes × client concurrency × pruning on / off, plus the same IN
-// queries on the unsharded table (what sharding costs on one server).
+// The article's study: IN sizes × client concurrency × pruning on / off (one statement per
+// shard), plus the same IN queries on the unsharded table (what sharding costs on one server)
+// and with the default coalescing (one UNION ALL per server for up to 16 shards).
 import { In } from 'typeorm';
 import { alternate, verify } from '../lib/loop.mjs';
 import { groupByShard, idLists, log } from '../lib/util.mjs';
@@ -7,12 +8,12 @@ import { MAX_IN, Order } from '../lib/setup.mjs';
 
 export const IN_SIZES = [1, 8, 32, 128, 512];
 export const CONCURRENCY = [1, 16, 64];
-export const MATRIX_VARIANTS = ['pruned', 'broadcast', 'unsharded', 'combined'];
+export const MATRIX_VARIANTS = ['pruned', 'broadcast', 'unsharded', 'coalesced'];
 
 export async function runMatrix(ctx) {
-  const { dsOn, dsOff, dsCombined, plain, cfg, totalOrders, shardIndexOf } = ctx;
+  const { dsOn, dsOff, dsDefault, plain, cfg, totalOrders, shardIndexOf } = ctx;
   const shardCount = dsOn.shardNames.length;
-  const repos = { pruned: dsOn.getRepository(Order), broadcast: dsOff.getRepository(Order), unsharded: plain.getRepository(Order), combined: dsCombined.getRepository(Order) };
+  const repos = { pruned: dsOn.getRepository(Order), broadcast: dsOff.getRepository(Order), unsharded: plain.getRepository(Order), coalesced: dsDefault.getRepository(Order) };
   const clients = cfg.matrixClients ?? CONCURRENCY;
   const cells = [];
   const statements = {};
@@ -22,7 +23,9 @@ export async function runMatrix(ctx) {
     // measured path carries no instrumentation).
     let pruned = 0;
     for (const l of lists) pruned += groupByShard(l, shardIndexOf, MAX_IN).length;
-    statements[n] = { pruned: pruned / lists.length, broadcast: shardCount * Math.ceil(n / MAX_IN), unsharded: 1, combined: 1 };
+    let coalesced = 0;
+    for (const l of lists) coalesced += Math.ceil(groupByShard(l, shardIndexOf, MAX_IN).length / 16);
+    statements[n] = { pruned: pruned / lists.length, broadcast: shardCount * Math.ceil(n / MAX_IN), unsharded: 1, coalesced: coalesced / lists.length };
     const variants = MATRIX_VARIANTS.map((key) => ({ key, op: (i) => repos[key].find({ where: { id: In(lists[i % lists.length]) } }) }));
     const failed = {};
     for (const v of variants) {

@@ -353,7 +353,9 @@ export class ShardingEngine {
    */
   private coalesced(statements: PhysicalStatement[], merge: MergeSpec, plan: SelectPlan): { statements: PhysicalStatement[]; merge: MergeSpec } {
     const settings = this.settings.coalesce;
-    if (!settings || statements.length < 2 || !plan.unionSafe) return { statements, merge };
+    // A deep page streams each shard's rows into the merge, which stops reading at the page's
+    // end; one UNION ALL would make the server sort every shard's offset + count rows first.
+    if (!settings || statements.length < 2 || !plan.unionSafe || this.shouldStream(merge)) return { statements, merge };
     const order = inputOrderOf(merge);
     const sortable = order === undefined || order.every((k) => UNION_SORTABLE.has(k.type ?? 'auto'));
     const limit = merge.limit;

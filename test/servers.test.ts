@@ -159,7 +159,7 @@ describe.runIf(await mariadbAvailable())('servers as the unit of connection (Mar
           // Another session cannot see the writes yet on any shard.
           expect(await admin(async (c) => Number(((await c.query(databases.map((d) => `SELECT COUNT(*) AS n FROM \`${d}\`.server_items`).join(' UNION ALL ')))[0] as { n: number }[]).reduce((s, r) => s + Number(r.n), 0)))).toBe(0);
           // All shards of the server share one connection: kill it, then COMMIT.
-          const [{ id }] = (await m.query('SELECT CONNECTION_ID() AS id')) as { id: number }[];
+          const { id } = ((await m.query('SELECT CONNECTION_ID() AS id')) as { id: number }[])[0]!;
           await admin((c) => c.query(`KILL CONNECTION ${Number(id)}`));
         })
         .then(

@@ -14,7 +14,7 @@ import type { CompoundPlan } from '../plan/compound-plan.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
 import type { Plan, PulledSubqueriesPlan, SelectPlan, WhereExistsPlan, WritePlan } from '../plan/plan.js';
 import { rewriteUnit } from '../rewrite/rewrite-select.js';
-import { addressShard, type TableShape } from '../rewrite/address-shard.js';
+import { forDatabase, qualifiedTemplate, type QualifiedTemplate } from '../rewrite/qualified-template.js';
 import { coalesce } from '../rewrite/coalesce.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import { checkKeyAssignment, routeByKey, type RouteSettings } from '../route/index.js';
@@ -282,15 +282,19 @@ export class ShardingEngine {
         return { kind: 'compound', plan, p };
       case 'insert': {
         const rule = this.rules.ruleOf(plan.table)!;
-        const rows = insertRowsOf(p, this.dialect);
-        const units = routeInsert(p, rows, plan.keyColumnIndex!, rule.shardKey!, plan.table);
-        return { kind: 'writes', statements: this.addressed(units.map((u) => rewriteInsert(p, rows, u)), { kind: 'write' }), sequential: false, rowsOf: units.map((u) => u.rows) };
+        const template = this.templateOf(p, { kind: 'write' });
+        const q = template?.p ?? p;
+        const rows = insertRowsOf(q, this.dialect);
+        const units = routeInsert(q, rows, plan.keyColumnIndex!, rule.shardKey!, plan.table);
+        return { kind: 'writes', statements: this.forShards(units.map((u) => rewriteInsert(q, rows, u)), template), sequential: false, rowsOf: units.map((u) => u.rows) };
       }
-      case 'write':
-        return { kind: 'writes', statements: this.addressed(this.routeAndRewrite(p, plan), { kind: 'write' }), sequential: false };
+      case 'write': {
+        const template = this.templateOf(p, { kind: 'write' });
+        return { kind: 'writes', statements: this.forShards(this.routeAndRewrite(template?.p ?? p, plan), template), sequential: false };
+      }
       case 'select': {
-        const routed = this.routeAndRewrite(p, plan);
-        const statements = perServer ? this.addressed(routed, { kind: 'select', references: plan.tableReferences }) : routed;
+        const template = perServer ? this.templateOf(p, { kind: 'select', references: plan.tableReferences }) : undefined;
+        const statements = this.forShards(this.routeAndRewrite(template?.p ?? p, plan), template);
         const merge = statements.length > 1 ? bindMerge(plan, p, this.dialect) : undefined;
         if (!merge || !perServer) return { kind: 'rows', statements, merge, plan };
         return { kind: 'rows', ...this.coalesced(statements, merge, plan), plan };
@@ -335,14 +339,21 @@ export class ShardingEngine {
     return scatter && plan.kind === 'select' && plan.exactIntegers ? statements.map((s) => ({ ...s, exactIntegers: true })) : statements;
   }
 
-  /** MySQL shards that share a server: their statements with database-qualified tables where that is provably complete. */
-  private addressed(statements: PhysicalStatement[], shape: TableShape): PhysicalStatement[] {
-    if (this.dialect !== 'mysql') return statements;
-    const isTable = (name: string) => this.rules.ruleOf(name) !== undefined;
-    return statements.map((statement) => {
-      const database = this.targets[statement.shard]!.database;
-      return database === undefined ? statement : addressShard(statement, database, shape, isTable);
-    });
+  /**
+   * MySQL: the statement with a placeholder database before each of its tables, when they can
+   * all be found (see `rewrite/qualified-template.ts`); undefined on SQLite.
+   */
+  private templateOf(p: ParameterizedSql, shape: Parameters<typeof qualifiedTemplate>[1]): QualifiedTemplate | undefined {
+    if (this.dialect !== 'mysql' || this.targets[0]?.database === undefined) return undefined;
+    return qualifiedTemplate(p, shape, this.isTable);
+  }
+
+  private readonly isTable = (name: string): boolean => this.rules.ruleOf(name) !== undefined;
+
+  /** Statements written from a template, for their shards' databases (qualified); others as they are. */
+  private forShards(statements: PhysicalStatement[], template: QualifiedTemplate | undefined): PhysicalStatement[] {
+    if (!template) return statements;
+    return statements.map((s) => ({ ...s, sql: forDatabase(s.sql, this.targets[s.shard]!.database!), qualified: true }));
   }
 
   /**

@@ -293,7 +293,7 @@ export class ShardingEngine {
         return { kind: 'writes', statements: this.forShards(this.routeAndRewrite(template?.p ?? p, plan), template), sequential: false };
       }
       case 'select': {
-        const template = perServer ? this.templateOf(p, { kind: 'select', references: plan.tableReferences }) : undefined;
+        const template = perServer && plan.tableReferences !== undefined ? this.templateOf(p, { kind: 'select', references: plan.tableReferences }) : undefined;
         const statements = this.forShards(this.routeAndRewrite(template?.p ?? p, plan), template);
         const merge = statements.length > 1 ? bindMerge(plan, p, this.dialect) : undefined;
         if (!merge || !perServer) return { kind: 'rows', statements, merge, plan };

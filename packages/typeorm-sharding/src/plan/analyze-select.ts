@@ -8,7 +8,7 @@ import type { Plan } from './plan.js';
 import { innerSelectProblem, limitOf } from './select-clauses.js';
 import { planSelectMerge } from './select-merge.js';
 import type { SelectNode, SqlNode } from './sql-node.js';
-import { aggregatesOf } from './sql-tree.js';
+import { aggregatesOf, allSelectsOf, someNode } from './sql-tree.js';
 import { tableRefsOf } from './table-refs.js';
 
 /** Plans a SELECT whose text names at least one sharded or broadcast table. */
@@ -72,8 +72,13 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
     itemAliases: merge.itemAliases,
     exactIntegers: merge.exactIntegers,
     listedOrder: merge.listedOrder,
-    tableReferences: refs.length,
+    tableReferences: namedByTablesText(ast) ? undefined : refs.length,
     globalAggregate: ast.groupBy.length === 0 && ast.items.some((i) => aggregatesOf(i.expr).length > 0),
     unmergeable,
   };
+}
+
+/** True when some select list (at any depth) has an unaliased item holding a subquery: its column is named by text that names tables. */
+function namedByTablesText(ast: SelectNode): boolean {
+  return allSelectsOf(ast).some((select) => select.items.some((item) => item.alias === undefined && someNode(item.expr, (n) => n.kind === 'subquery')));
 }

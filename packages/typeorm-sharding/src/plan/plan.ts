@@ -97,8 +97,13 @@ export interface SelectPlan {
    * routed to no shard still runs once (on the default shard) to produce it.
    */
   readonly globalAggregate: boolean;
-  /** Number of table references in the statement (FROM / JOIN, any depth). */
-  readonly tableReferences: number;
+  /**
+   * Number of table references in the statement (FROM / JOIN, any depth), which a
+   * database-qualified form must all qualify; undefined when the statement must keep its text
+   * as written (an unaliased select item that holds a subquery is named by its text, and
+   * qualifying a table inside it would rename the column).
+   */
+  readonly tableReferences: number | undefined;
   /** Columns appended to the outer select list for the merge. */
   readonly derivedColumns: readonly DerivedColumn[];
   /** Why the result could not be merged exactly, when it cannot (raised only if several shards are hit). */

@@ -111,7 +111,7 @@ class SelectMergeBuilder {
   private readonly itemAliases: { index: number; alias: string }[] = [];
   private readonly hidden: string[] = [];
   private readonly aggregates: AggregateSpec[] = [];
-  private readonly aggregateColumns: { node: AggregateNode; column: string; type: ExprType; item: number | undefined }[] = [];
+  private readonly aggregateColumns: { node: AggregateNode; column: string; type: ExprType; item: number | undefined; shownRounded?: boolean }[] = [];
   private readonly computed: PlannedComputation[] = [];
   private readonly computedColumns = new Map<number, string>();
   private readonly hasStar: boolean;
@@ -378,7 +378,7 @@ class SelectMergeBuilder {
   }
 
   /** The result column holding a merged aggregate (a select item's, or a hidden one). */
-  private aggregateColumn(node: AggregateNode, itemIndex?: number): { column: string; type: ExprType } {
+  private aggregateColumn(node: AggregateNode, itemIndex?: number): { column: string; type: ExprType; shownRounded?: boolean } {
     // Any column that holds the merged aggregate will do, except for a select item of its own:
     // `SELECT COUNT(*), COUNT(*) AS n` merges both columns.
     const known = this.aggregateColumns.find((a) => sameExpression(a.node, node) && (itemIndex === undefined || a.item === itemIndex));
@@ -404,6 +404,16 @@ class SelectMergeBuilder {
     if ('problem' in spec) throw new Refused(spec.problem);
     if (!present && !this.hidden.includes(column)) this.hidden.push(column);
     this.aggregates.push(spec);
+    if (spec.fn === 'VARIANCE' && spec.decimals !== undefined) {
+      // The server shows an exact argument's variance rounded to scale + 4 places, but computes
+      // with the full value: an expression, HAVING or ORDER BY over it reads a full-precision copy.
+      const full = this.freshName('var_full');
+      this.hidden.push(full);
+      this.aggregates.push({ ...spec, alias: full, decimals: undefined });
+      const entry = { node, column: full, type: this.typer.typeOf(node), item: index >= 0 ? index : undefined, shownRounded: true };
+      this.aggregateColumns.push(entry);
+      return entry;
+    }
     // A sum kept at full precision beside its shown value: expressions and ORDER BY read the full one, as the server does.
     const valueColumn =
       spec.fn === 'SUM' && spec.exactAlias !== undefined ? spec.exactAlias : (spec.fn === 'MIN' || spec.fn === 'MAX') && spec.keyIsExactValue && spec.keyColumn ? spec.keyColumn : column;
@@ -437,6 +447,10 @@ class SelectMergeBuilder {
   }
 
   private compute(node: SqlNode, column: string): void {
+    // MariaDB shows such an expression with the variance's places (`STDDEV(qty) * 10` → 58.8548),
+    // a display rule of DOUBLE results that the evaluator does not model.
+    const variance = aggregatesOf(node).find((a) => this.aggregateColumn(a).shownRounded === true);
+    if (variance) throw new Refused(`A select item computes over ${variance.name}() of an exact argument, which the server shows with a fixed number of decimals (select the aggregate as an item of its own, or CAST it AS DOUBLE)`);
     this.computed.push({ column, expression: this.compiled(node, 'A select item'), label: column });
   }
 

@@ -1,4 +1,5 @@
 import { canonicalKeyString } from '../algorithms/index.js';
+import { InvalidShardKeyError } from '../errors/index.js';
 import { compareValues } from '../merge/index.js';
 import type { ParameterizedSql } from '../parameterize/index.js';
 import type { KeyCondition, ValueRef } from '../plan/plan.js';
@@ -26,7 +27,13 @@ export function shardsOf(
       for (const ref of condition.refs) {
         const grouped = ref.kind === 'in-list' ? known?.get(ref.list) : undefined;
         if (grouped) for (const shard of grouped) set.add(shard);
-        else for (const value of valuesOf(ref, p)) if (value !== null && value !== undefined) set.add(key.algorithm.shardIndexOf(value));
+        else
+          for (const value of valuesOf(ref, p)) {
+            if (value === null || value === undefined) continue;
+            const shard = shardOfValue(value, key);
+            if (shard === 'all') return 'all';
+            set.add(shard);
+          }
       }
       return set;
     }
@@ -64,6 +71,22 @@ export function shardsOf(
 function valuesOf(ref: ValueRef, p: ParameterizedSql): unknown[] {
   if (ref.kind === 'slot') return [p.slots[ref.slot]?.value];
   return (p.inLists[ref.list]?.items ?? []).map((i) => i.value);
+}
+
+/**
+ * The shard of a key value in a condition, or `'all'` for a value that names no one key of the
+ * column (`id = 2.5`, `id = '5abc'`, a number beyond 2^53, a value the user's function rejects):
+ * the database compares such a value by its own conversion rules (`'5abc'` finds row 5 on
+ * MySQL, `2.5` finds nothing), so every shard is asked and answers as one database would.
+ * Only writes that place a row need a shard, and refuse such a value (`write/route-insert.ts`).
+ */
+export function shardOfValue(value: unknown, key: ShardKeyRule): number | 'all' {
+  try {
+    return key.algorithm.shardIndexOf(value);
+  } catch (error) {
+    if (error instanceof InvalidShardKeyError) return 'all';
+    throw error;
+  }
 }
 
 /** Canonical text of a key value, for de-duplicating IN items ('5', 5 and 5n are one item). */

@@ -86,6 +86,19 @@ const CASES: readonly RouteCase[] = [
     expected: ['s1 l0=(5,9)'],
   },
   {
+    name: 'an item that names no one key (2.5, a text that is no integer) goes to every shard with its list',
+    query: 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE ((`Order`.`id` IN (?, ?, ?, ?)))',
+    parameters: [5, 2.5, '9', '5abc'],
+    expected: ['s0 l0=(2.5,5abc)', 's1 l0=(5,2.5,9,5abc)', 's2 l0=(2.5,5abc)', 's3 l0=(2.5,5abc)'],
+  },
+  {
+    name: "key = a value that names no one key: every shard (the database decides: '5abc' finds row 5 on MySQL)",
+    query: 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE `Order`.`id` = ? AND `Order`.`id` IN (?)',
+    parameters: ['5abc', 5],
+    expected: ['s1 l0=(5)'],
+  },
+  { name: 'key = 2.5 alone: every shard', query: 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE `Order`.`id` = ?', parameters: [2.5], expected: ['s0', 's1', 's2', 's3'] },
+  {
     name: 'only NULLs: nowhere',
     query: FIND3,
     parameters: [null, null, null],

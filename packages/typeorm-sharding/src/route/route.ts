@@ -1,7 +1,7 @@
 import type { ParameterizedSql, ValueSlot } from '../parameterize/index.js';
 import type { KeyCondition } from '../plan/plan.js';
 import type { ShardKeyRule } from '../rules/index.js';
-import { dedupeKeyOf, shardsOf } from './evaluate-condition.js';
+import { dedupeKeyOf, shardOfValue, shardsOf } from './evaluate-condition.js';
 import type { Route, RouteSettings, RouteUnit } from './route-types.js';
 
 /**
@@ -20,7 +20,9 @@ export function routeByKey(
   const all = (): number[] => Array.from({ length: shardCount }, (_, i) => i);
   // Items of each prunable list, grouped by shard, duplicates dropped (first spelling kept).
   const perList = settings.pruning ? prunableLists.map((list) => groupByShard(p.inLists[list]?.items ?? [], key)) : [];
-  const known = new Map<number, ReadonlySet<number>>(perList.map((groups, i) => [prunableLists[i]!, new Set(groups.keys())]));
+  const known = new Map<number, ReadonlySet<number>>(
+    perList.map((groups, i) => [prunableLists[i]!, groups.everywhere.length > 0 ? new Set(all()) : new Set(groups.byShard.keys())]),
+  );
   const selected = shardsOf(condition, p, key, known);
   if (selected !== 'all' && selected.size === 0) return { kind: 'nowhere' };
   // The naive baseline: every shard gets the statement with its lists whole.
@@ -32,7 +34,9 @@ export function routeByKey(
     const lists = new Map<number, readonly ValueSlot[]>();
     let empty = false;
     prunableLists.forEach((list, i) => {
-      const items = perList[i]!.get(shard) ?? [];
+      const groups = perList[i]!;
+      const own = groups.byShard.get(shard) ?? [];
+      const items = groups.everywhere.length === 0 ? own : mergeInOrder(own, groups.everywhere);
       if (items.length === 0) empty = true;
       lists.set(list, items);
     });
@@ -43,21 +47,37 @@ export function routeByKey(
   return units.length === 0 ? { kind: 'nowhere' } : { kind: 'units', units };
 }
 
-function groupByShard(items: readonly ValueSlot[], key: ShardKeyRule): Map<number, ValueSlot[]> {
+/** The items of one IN list by shard; `everywhere` holds the items that name no one key (see `shardOfValue`). */
+interface ListGroups {
+  readonly byShard: Map<number, ValueSlot[]>;
+  readonly everywhere: ValueSlot[];
+}
+
+function groupByShard(items: readonly ValueSlot[], key: ShardKeyRule): ListGroups {
   const byShard = new Map<number, ValueSlot[]>();
+  const everywhere: ValueSlot[] = [];
   const seen = new Set<string>();
   for (const item of items) {
     // NULL in an IN list matches nothing.
     if (item.value === null || item.value === undefined) continue;
+    const shard = shardOfValue(item.value, key);
+    if (shard === 'all') {
+      everywhere.push(item);
+      continue;
+    }
     const canonical = dedupeKeyOf(item.value, key);
     if (seen.has(canonical)) continue;
     seen.add(canonical);
-    const shard = key.algorithm.shardIndexOf(item.value);
     let list = byShard.get(shard);
     if (!list) byShard.set(shard, (list = []));
     list.push(item);
   }
-  return byShard;
+  return { byShard, everywhere };
+}
+
+/** Two lists of items of one IN list, in the list's order (by position in the text). */
+function mergeInOrder(a: readonly ValueSlot[], b: readonly ValueSlot[]): ValueSlot[] {
+  return [...a, ...b].sort((x, y) => x.start - y.start);
 }
 
 /** Splits the longest list of a shard into batches; the other lists go whole with each batch. */

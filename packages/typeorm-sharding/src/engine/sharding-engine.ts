@@ -7,6 +7,7 @@ import { shardFailure } from '../execute/shard-failure.js';
 import { executeStatements, type ExecutorSettings } from '../execute/executor.js';
 import { streamStatements } from '../execute/stream-statements.js';
 import type { ShardTarget } from '../execute/shard-target.js';
+import type { StatementRouting } from '../execute/routing/statement-routing.js';
 import { buildMerge, collectRows, inputOrderOf, type MergeSpec, type Row } from '../merge/index.js';
 import { ParameterizeCache, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
@@ -49,6 +50,8 @@ export interface EngineSettings extends RouteSettings {
   readonly onPhysicalQuery: ((event: PhysicalQueryEvent) => void) | undefined;
   /** Logs physical statements through the data source's logger; undefined when they are not logged. */
   readonly logPhysical?: PhysicalQueryLog | undefined;
+  /** With the query router: gives each physical statement what the router decides its node on. */
+  readonly routing?: StatementRouting | undefined;
 }
 
 /**
@@ -266,6 +269,17 @@ export class ShardingEngine {
   private plan(sql: string, parameters: readonly unknown[], perServer = true): Work {
     const p = this.texts.parameterize(sql, parameters);
     const plan = this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect));
+    const work = this.workOf(p, plan, perServer);
+    const routing = this.settings.routing;
+    if (routing === undefined) return work;
+    if (work.kind === 'rows' || work.kind === 'writes') return { ...work, statements: routing.attach(work.statements, p, plan) };
+    if (work.kind === 'where-exists') return { ...work, statement: routing.attach([work.statement], p, plan)[0]! };
+    return work;
+  }
+
+  private workOf(p: ParameterizedSql, plan: Plan, perServer: boolean): Work {
+    const sql = p.sql;
+    const parameters = p.parameters;
     const same = (shard: number): PhysicalStatement => ({ shard, sql, parameters });
     switch (plan.kind) {
       case 'session':

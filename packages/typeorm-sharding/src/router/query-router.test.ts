@@ -211,6 +211,11 @@ describe('QueryRouter', () => {
     expect((await metric(h.router, 'replication_lag_ms')).find((m) => m.labels.node === 'r1')?.value).toBe(3000);
     r1.secondsBehind = 0;
     await h.router.checkLagNow();
+    // Back in rotation, r1 ramps up again from its warm-up share (10 %), as a node back from down.
+    expect(h.router.snapshot().find((n) => n.node === 'r1')?.share).toBeCloseTo(0.1);
+    expect(count(h.run(22))).toEqual({ r1: 2, r2: 20 });
+    await h.clock.advance(300_000);
+    h.router.maintain();
     expect(count(h.run(4))).toEqual({ r1: 2, r2: 2 });
     monitor.on('r2', (sql) => (sql.startsWith('SHOW') ? [] : [{ pos: '0-1-5' }]));
     await h.router.checkLagNow();

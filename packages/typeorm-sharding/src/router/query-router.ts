@@ -238,6 +238,19 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
   }
 
   /**
+   * Records the GTID of a write that ran on `server`'s primary without `route` / `complete`:
+   * the COMMIT of a transaction, sent on the transaction's own connection. Reads that must see
+   * it (read-your-writes) then wait for it; `session` is the routing scope's by default.
+   */
+  noteWrite(server: string, result: unknown, session: RoutingSession | undefined = currentRoutingScope()?.session): void {
+    const state = this.servers.get(server);
+    const position = gtidOfResult(result);
+    if (state === undefined || position === undefined) return;
+    state.noteWrite(position, this.clock.now());
+    session?.noteWrite(server, position);
+  }
+
+  /**
    * Adds a replica or analytics node at run time. It starts at its warm-up share. The engine
    * opens its pool (the `node-added` of the caller's own making: this returns the config).
    */
@@ -290,7 +303,11 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
         if (r.lagMs !== undefined) this.metrics.lag.set({ server: server.name, node: r.node.name }, Number.isFinite(r.lagMs) ? r.lagMs : -1);
         if (r.notReplicating) this.warnOnce(`not-replicating:${r.node.name}`, `Node ${r.node.name} of server ${server.name} is configured as a replica but SHOW REPLICA STATUS returns nothing: it gets no reads.`);
         const eligible = this.isLagEligible(r.node);
-        if (r.lagMs !== undefined && before.get(r.node.name) !== eligible) this.emit('lag', { server: server.name, node: r.node.name, lagMs: r.lagMs, eligible });
+        if (r.lagMs !== undefined && before.get(r.node.name) !== eligible) {
+          // Back in rotation after it was held out for its lag: it ramps up again, as a node back from down.
+          if (eligible && r.node.health.isUp) this.startWarmUp(r.node, this.clock.now());
+          this.emit('lag', { server: server.name, node: r.node.name, lagMs: r.lagMs, eligible });
+        }
       }
       server.refresh(this.config.consistency.maxReplicationLagMs);
     }

@@ -37,6 +37,9 @@ export class ShardSession {
   /** Statements that opened the transaction and its savepoints, replayed on late-joining shards. */
   private readonly opening: SessionStatement[] = [];
   private readonly pinned = new Map<string, QueryRunner>();
+  /** With the query router: the servers whose COMMIT results carry a GTID worth remembering. */
+  private readonly committedTo = new Map<string, { committed(result: unknown): void }>();
+  private begin: string | undefined;
   private readonly locks = new WeakMap<QueryRunner, Promise<void>>();
 
   /**
@@ -56,6 +59,11 @@ export class ShardSession {
     return this.transactionOpen;
   }
 
+  /** The text of the statement that opened the open transaction (routing hints on it hold for the whole transaction). */
+  get beginSql(): string | undefined {
+    return this.transactionOpen ? this.begin : undefined;
+  }
+
   /**
    * The runner a statement on `target` uses: the pinned one inside a transaction (opened
    * on first use), else a fresh one the caller must give back with `done()`.
@@ -67,6 +75,7 @@ export class ShardSession {
     if (existing) return existing;
     const runner = target.createRunner('master');
     this.pinned.set(target.server, runner);
+    if (target.nodes) this.committedTo.set(target.server, target.nodes);
     let replaying: SessionStatement | undefined;
     try {
       for (const s of this.opening) {
@@ -75,6 +84,7 @@ export class ShardSession {
       }
     } catch (cause) {
       this.pinned.delete(target.server);
+      this.committedTo.delete(target.server);
       // A BEGIN that did run must not stay open on the shard's connection.
       await runner.query('ROLLBACK').catch(() => undefined);
       await runner.release().catch(() => undefined);
@@ -119,6 +129,7 @@ export class ShardSession {
         }
         this.transactionOpen = true;
         this.rollbackOwed = false;
+        this.begin = statement.sql;
         this.opening.push(statement);
         return;
       case 'savepoint':
@@ -182,15 +193,20 @@ export class ShardSession {
 
   private async finish(statement: SessionStatement, commit: boolean): Promise<void> {
     const runners = [...this.pinned];
+    const committedTo = new Map(this.committedTo);
     this.pinned.clear();
+    this.committedTo.clear();
     this.opening.length = 0;
     this.transactionOpen = false;
+    this.begin = undefined;
     const done: string[] = [];
     let failure: { shard: string; cause: unknown } | undefined;
     for (const [shard, runner] of runners) {
       try {
-        if (!failure || !commit) await runner.query(statement.sql, [...statement.parameters]);
-        else await runner.query('ROLLBACK').catch(() => undefined);
+        if (!failure || !commit) {
+          const result: unknown = await runner.query(statement.sql, [...statement.parameters]);
+          if (commit) committedTo.get(shard)?.committed(result);
+        } else await runner.query('ROLLBACK').catch(() => undefined);
         if (!failure) done.push(shard);
       } catch (cause) {
         failure ??= { shard, cause };

@@ -4,6 +4,7 @@ import type { PhysicalQueryLogLevel } from '../log/physical-query-log.js';
 import type { KeyGeneratorOptions } from '../keys/key-generator-options.js';
 import type { ReplicaOptions, ShardingRouterOptions } from '../router/config/routing-options.js';
 import type { RouteReason } from '../router/decision/decide-role.js';
+import type { RoutingHintName } from '../router/hints/hint.js';
 import type { RouteFallback } from '../router/route-target.js';
 import type { Secret } from '../router/secret.js';
 import type { BalancerName, NodeRole } from '../router/topology.js';
@@ -36,6 +37,8 @@ export interface PhysicalQueryEvent {
   readonly reason?: RouteReason;
   /** With the query router: why the statement did not run where its rule sent it (`no-replica`, `consistency-timeout`, `retry`, …). */
   readonly fallback?: RouteFallback;
+  /** With the query router: the routing hints that applied (the statement's comment and the `withRouting` scope). */
+  readonly hints?: readonly RoutingHintName[];
 }
 
 /** Sharding behaviour of a ShardedDataSource. */

@@ -135,7 +135,7 @@ export function serverShardTarget(name: string, index: number, database: string,
       const unqualified = executeOptions?.unqualified === true;
       if (nodes) {
         try {
-          return resultOf(await nodes.query(sql, parameters, unqualified ? database : undefined, executeOptions?.route ?? ON_PRIMARY, executeOptions?.placed));
+          return resultOf(await nodes.query(sql, parameters, unqualified ? database : undefined, executeOptions?.route ?? ON_PRIMARY, mode, executeOptions?.placed));
         } catch (error) {
           if (error instanceof ShardingError) throw error;
           throw new QueryFailedError(sql, parameters as unknown[], error as Error);

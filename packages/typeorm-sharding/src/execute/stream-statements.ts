@@ -47,7 +47,7 @@ async function* streamOne(statement: PhysicalStatement, targets: readonly ShardT
   if (target.nodes && !session.inTransaction) {
     // The query router picks the node, and retries elsewhere a stream that failed before its first row.
     try {
-      for await (const row of target.nodes.rows(statement.sql, statement.parameters, unqualified ? target.database : undefined, statement.route ?? ON_PRIMARY, (p) => void (node = p))) {
+      for await (const row of target.nodes.rows(statement.sql, statement.parameters, unqualified ? target.database : undefined, statement.route ?? ON_PRIMARY, session.mode, (p) => void (node = p))) {
         rows++;
         yield row;
       }

@@ -163,14 +163,16 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
         : this.routeCache.getOrCreate(commentHints.key === '' ? key : `${key}\u0000${commentHints.key}`, () => classifyShape(statement, this.config.analytics));
     const hints = scope === undefined ? commentHints : unionHints(commentHints, scope.hints);
     const inTransaction = statement.inTransaction ?? false;
-    const decision = decideRole(shape, { inTransaction, shardCount: statement.shardCount ?? 1, hints, defaultReads: this.config.defaultReads });
+    const decision = decideRole(shape, { inTransaction, shardCount: statement.shardCount ?? 1, hints, defaultReads: this.config.defaultReads, masterRunner: statement.masterRunner === true });
     if (decision.overridden !== undefined) this.reportOverride(decision.overridden, decision.reason, key);
     const session = statement.session ?? scope?.session;
+    // The target names the hints that applied: the comment's and the scope's together.
+    const routed = hints === commentHints ? statement : { ...statement, hints };
     let target: RouteTarget;
     if (decision.role === 'primary') {
-      target = this.toPrimary(state, decision.reason, undefined, statement, session, 1);
+      target = this.toPrimary(state, decision.reason, undefined, routed, session, 1);
     } else {
-      target = this.toReadNode(state, decision.role === 'analytics', decision.reason, hints, statement, session, key);
+      target = this.toReadNode(state, decision.role === 'analytics', decision.reason, hints, routed, session, key);
     }
     this.metrics.observeDecision(target.role, performance.now() - started);
     return target;
@@ -194,7 +196,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
     this.metrics.consistentReads.inc({ outcome: 'timeout' });
     this.release(target);
     const state = this.servers.get(target.server)!;
-    return this.toPrimary(state, target.reason, 'consistency-timeout', { kind: target.kind, inTransaction: target.inTransaction }, target.session, target.attempt);
+    return this.toPrimary(state, target.reason, 'consistency-timeout', { kind: target.kind, inTransaction: target.inTransaction, hints: target.hints }, target.session, target.attempt);
   }
 
   /**
@@ -400,7 +402,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
     state: ServerState,
     reason: RouteReason,
     fallback: RouteFallback | undefined,
-    statement: Pick<StatementDescriptor, 'kind' | 'inTransaction'>,
+    statement: Pick<StatementDescriptor, 'kind' | 'inTransaction' | 'hints'>,
     session: RoutingSession | undefined,
     attempt: 1 | 2,
   ): RouteTarget {
@@ -424,7 +426,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
     fallback: RouteFallback | undefined,
     wait: RouteTarget['wait'],
     sticky: boolean,
-    statement: Pick<StatementDescriptor, 'kind' | 'inTransaction'>,
+    statement: Pick<StatementDescriptor, 'kind' | 'inTransaction' | 'hints'>,
     session: RoutingSession | undefined,
     attempt: 1 | 2,
   ): RouteTarget {
@@ -440,6 +442,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
       sticky,
       kind: statement.kind,
       inTransaction: statement.inTransaction ?? false,
+      hints: statement.hints ?? NO_HINTS,
       attempt,
       session,
       startedAt: this.clock.now(),

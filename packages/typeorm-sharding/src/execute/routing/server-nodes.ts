@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { ReplicationMode } from 'typeorm';
 import { isConnectionError } from '../../router/connection-error.js';
 import type { RoutingHints } from '../../router/hints/hint.js';
 import { unionHints } from '../../router/hints/hint.js';
@@ -41,10 +42,10 @@ export class ServerNodes {
 
   /**
    * Runs a statement outside a transaction on the node the router picks and returns the
-   * driver's raw result; `placed` learns where it ran (also when it failed).
+   * driver's raw result; `mode` is the QueryRunner's; `placed` learns where it ran (also when it failed).
    */
-  async query(sql: string, parameters: readonly unknown[], database: string | undefined, statement: StatementDescriptor, placed?: (where: NodePlacement) => void): Promise<unknown> {
-    let target = this.router.route(this.server, statement);
+  async query(sql: string, parameters: readonly unknown[], database: string | undefined, statement: StatementDescriptor, mode: ReplicationMode, placed?: (where: NodePlacement) => void): Promise<unknown> {
+    let target = this.router.route(this.server, withMode(statement, mode));
     for (;;) {
       let connection: NodeConnection | undefined;
       let failure: unknown;
@@ -78,8 +79,8 @@ export class ServerNodes {
    * have reached the caller). When the caller stops early, the rest is drained before the
    * connection goes back to its pool (a connection in the middle of a result is unusable).
    */
-  async *rows(sql: string, parameters: readonly unknown[], database: string | undefined, statement: StatementDescriptor, placed?: (where: NodePlacement) => void): AsyncGenerator<Row> {
-    let target = this.router.route(this.server, statement);
+  async *rows(sql: string, parameters: readonly unknown[], database: string | undefined, statement: StatementDescriptor, mode: ReplicationMode, placed?: (where: NodePlacement) => void): AsyncGenerator<Row> {
+    let target = this.router.route(this.server, withMode(statement, mode));
     let delivered = 0;
     for (;;) {
       let connection: NodeConnection | undefined;
@@ -160,6 +161,14 @@ export class ServerNodes {
 }
 
 export type { NodePlacement };
+
+/**
+ * TypeORM's replication contract: a QueryRunner of mode `master` (raw `query()`, the reads of
+ * `save()`) reads the primary, one of mode `slave` (`find`, QueryBuilder) a replica.
+ */
+function withMode(statement: StatementDescriptor, mode: ReplicationMode): StatementDescriptor {
+  return mode === 'master' && statement.kind === 'select' ? { ...statement, masterRunner: true } : statement;
+}
 
 /** One statement on a connection, callback API (the raw result: rows, or a ResultSetHeader with the write's GTID). */
 function run(connection: NodeConnection, sql: string, parameters: readonly unknown[], timeoutMs: number | undefined): Promise<unknown> {

@@ -291,6 +291,20 @@ describe('QueryRouter', () => {
     expect(session.router.route('default', READ).wait).toBeUndefined();
   });
 
+  it("records a transaction's COMMIT GTID (noteWrite) for the scope's session and for the server", () => {
+    const h = harness({ extra: { routing: { readYourWrites: 'session' } } });
+    withRouting({}, () => {
+      h.router.noteWrite('default', written('0-1-12').result);
+      expect(formatGtidPosition(h.router.route('default', READ).wait!.position)).toBe('0-1-12');
+    });
+    // Outside the scope a CONSISTENT_READ waits for every write the router saw on the server.
+    const consistent = { ...READ, hints: h.router.hintsOf('/*+ CONSISTENT_READ */ SELECT 1') };
+    expect(formatGtidPosition(h.router.route('default', consistent).wait!.position)).toBe('0-1-12');
+    h.router.noteWrite('default', { affectedRows: 0 });
+    h.router.noteWrite('nowhere', written('0-1-13').result);
+    expect(formatGtidPosition(h.router.route('default', consistent).wait!.position)).toBe('0-1-12');
+  });
+
   it('keeps a sticky session (or, without one, a sticky shape) on one node while it stays eligible', async () => {
     const h = harness();
     withRouting({ sticky: true }, () => expect(new Set(h.run(5))).toEqual(new Set(['r1'])));

@@ -27,6 +27,35 @@ const BOTH = ['sqlite', 'mariadb'] as const;
 
 const REGRESSIONS: readonly Regression[] = [
   {
+    found: 'AVG / SUM / COUNT(DISTINCT quotient): the server keeps each value at the quotient\'s shown scale (was a RangeError, then full-precision sums)',
+    sql: 'SELECT l.price, AVG(DISTINCT (l.qty / f.qty)) AS a, SUM(DISTINCT l.qty / f.qty) AS s, COUNT(DISTINCT l.qty / f.qty) AS c FROM shape_facts f JOIN shape_lines l ON l.factId = f.id GROUP BY l.price',
+    on: ['mariadb'],
+  },
+  {
+    found: 'COUNT(DISTINCT COALESCE(text, literal)): which texts are one is the collation\'s; its type is unknown, so refused (was counted byte-wise: 11 for 8)',
+    sql: "SELECT COUNT(DISTINCT COALESCE(f.title, 'none')) AS n FROM shape_facts f",
+    on: ['mariadb'],
+    refused: true,
+  },
+  {
+    found: "HAVING COALESCE(MAX(text), 'none') = 'Apple' compares under the column's collation: refused (was compared byte-wise: 1 row for 6)",
+    sql: "SELECT f.grp, f.yr FROM shape_facts f GROUP BY f.grp, f.yr HAVING COALESCE(MAX(f.title), 'none') = 'Apple' ORDER BY f.yr, f.grp",
+    on: ['mariadb'],
+    refused: true,
+  },
+  {
+    found: 'CASE over SUM(qty - 1), a number of unknown class, beside a DECIMAL: refused (was evaluated as DOUBLE)',
+    sql: 'SELECT l.price AS v1, (SUM(f.yr) / CASE WHEN NOT (COUNT(l.price) > 1) THEN SUM((f.qty - 1)) ELSE COUNT(DISTINCT f.flags) END) AS hi2 FROM shape_facts f JOIN shape_lines l ON l.factId = f.id GROUP BY v1',
+    on: ['mariadb'],
+    refused: true,
+  },
+  {
+    found: 'SUM of an integer column is a DECIMAL of scale 0: a quotient over it shows 4 places',
+    sql: 'SELECT f.grp, SUM(f.qty) / COUNT(*) AS q FROM shape_facts f GROUP BY f.grp ORDER BY f.grp',
+    on: BOTH,
+    ordered: true,
+  },
+  {
     found: 'key = 2.5 names no key: every shard is asked (was InvalidShardKeyError), none has the row',
     sql: 'SELECT f.id, f.qty FROM shape_facts f WHERE (f.id IN (?, ?, 2.5, ?) OR f.id = 2.5) ORDER BY f.id ASC',
     parameters: [7, 12, 9],

@@ -60,7 +60,13 @@ const sumDistinct: AccumulatorFactories<'SUM_DISTINCT'>['SUM_DISTINCT'] = (spec)
 const avgDistinct: AccumulatorFactories<'AVG_DISTINCT'>['AVG_DISTINCT'] = (spec) =>
   overDistinctValues(spec, ({ total, floating }, count, partial) => {
     if (floating || typeof partial !== 'string') return Number(formatDecimal(total)) / count;
-    const quotient = divideDecimal(total, BigInt(count), (scaleOfText(partial) ?? total.scale + (spec.scaleIncrement ?? 4)) - total.scale);
+    const scale = scaleOfText(partial) ?? total.scale + (spec.scaleIncrement ?? 4);
+    // The values may carry more digits than the result shows (quotients sent at full
+    // precision): total / (count · 10^(its extra digits)), rounded once at the shown scale.
+    const quotient =
+      scale >= total.scale
+        ? divideDecimal(total, BigInt(count), scale - total.scale)
+        : divideDecimal({ unscaled: total.unscaled, scale }, BigInt(count) * 10n ** BigInt(total.scale - scale), 0);
     return representLike(quotient, partial);
   });
 

@@ -6,6 +6,7 @@ import { EVALUATED_FUNCTIONS, EVALUATED_OPERATORS, type LeafType, type ScalarExp
 import type { SqlDialect } from '../parameterize/index.js';
 import type { ExprType } from './expression-type.js';
 import type { SqlNode } from './sql-node.js';
+import { someNode } from './sql-tree.js';
 
 /** Where a leaf of the expression is found in the merged row, or why it cannot be. */
 export type LeafResolver = (node: SqlNode) => { readonly column: string; readonly type: ExprType } | { readonly problem: string };
@@ -26,6 +27,9 @@ export function leafTypeOf(type: ExprType, dialect: SqlDialect): LeafType {
   }
 }
 
+/** Functions whose value is one of their arguments' (so a text argument makes a text result). */
+const BRANCHING = new Set(['COALESCE', 'IFNULL', 'NULLIF', 'GREATEST', 'LEAST']);
+
 const COMPARISONS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=', '<=>', 'IN', 'NOT IN', 'BETWEEN', 'NOT BETWEEN']);
 
 /**
@@ -34,13 +38,23 @@ const COMPARISONS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=', '<=>', 'IN',
  * functions of {@link EVALUATED_FUNCTIONS} are evaluated by the merge itself.
  */
 export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDialect): ScalarExpression | { readonly problem: string } {
+  /** True when `n` may be a text value on MySQL: a text leaf, or a branching function / CASE that may return one. */
   const textOnMysql = (n: SqlNode): boolean => {
     if (dialect !== 'mysql') return false;
-    if (n.kind === 'aggregate' || n.kind === 'column') {
-      const leaf = resolve(n);
-      return 'type' in leaf && (leaf.type.kind === 'text' || leaf.type.kind === 'column' || leaf.type.kind === 'unknown');
+    switch (n.kind) {
+      case 'aggregate':
+      case 'column': {
+        const leaf = resolve(n);
+        return 'type' in leaf && (leaf.type.kind === 'text' || leaf.type.kind === 'column' || leaf.type.kind === 'unknown');
+      }
+      case 'function':
+        if (n.name === 'IF') return n.args.slice(1).some(textOnMysql);
+        return BRANCHING.has(n.name) && n.args.some(textOnMysql);
+      case 'case':
+        return n.branches.some((b) => textOnMysql(b.then)) || (n.otherwise !== undefined && textOnMysql(n.otherwise));
+      default:
+        return false;
     }
-    return false;
   };
   const visit = (n: SqlNode): ScalarExpression => {
     switch (n.kind) {
@@ -82,12 +96,15 @@ export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDiale
       }
       case 'function': {
         if (n.window || !EVALUATED_FUNCTIONS[dialect].has(n.name)) throw new Unsupported(`the function ${n.name}()`);
+        if (BRANCHING.has(n.name) || n.name === 'IF') untypedBranches(n.name === 'IF' ? n.args.slice(1) : n.args, `${n.name}()`);
         if (dialect === 'mysql' && n.name === 'ROUND' && n.args[0] && resolveType(n.args[0]) === 'real') {
           throw new Unsupported('ROUND() of a floating-point value (the server rounds doubles its own way)');
         }
         return { kind: 'call', name: n.name, args: n.args.map(visit) };
       }
       case 'case':
+        untypedBranches([...n.branches.map((b) => b.then), ...(n.otherwise ? [n.otherwise] : [])], 'CASE');
+        if (n.operand && textOnMysql(n.operand)) throw new Unsupported('a CASE comparing text values (its collation is applied by the server)');
         return {
           kind: 'case',
           operand: n.operand ? visit(n.operand) : undefined,
@@ -97,6 +114,20 @@ export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDiale
       default:
         throw new Unsupported(describeNode(n));
     }
+  };
+  /**
+   * MySQL types CASE / COALESCE / IF by all their branches at once (a DECIMAL and a DOUBLE
+   * branch make a DOUBLE): a branch whose number class is not known (arithmetic with a
+   * literal, `qty - 1`) leaves the result's type unknown.
+   */
+  const untypedBranches = (branches: readonly SqlNode[], what: string): void => {
+    if (dialect !== 'mysql') return;
+    const untyped = branches.some((b) => someNode(b, (x) => (x.kind === 'aggregate' || x.kind === 'column') && resolveClass(x) === 'number'));
+    if (untyped) throw new Unsupported(`${what} over a number whose SQL type is not known (write it as CAST(… AS SIGNED / DECIMAL(p, s)))`);
+  };
+  const resolveClass = (n: SqlNode): string | undefined => {
+    const leaf = resolve(n);
+    return 'type' in leaf ? leafTypeOf(leaf.type, dialect).class : undefined;
   };
   const resolveType = (n: SqlNode): string | undefined => {
     if (n.kind !== 'aggregate' && n.kind !== 'column') return undefined;

@@ -27,6 +27,36 @@ const BOTH = ['sqlite', 'mariadb'] as const;
 
 const REGRESSIONS: readonly Regression[] = [
   {
+    found: 'an expression over SUM of a quotient shows the quotient\'s places (was the 30 digits it is summed with)',
+    sql: 'SELECT (SUM((f.price / f.qty)) + COUNT(DISTINCT f.flags)) AS r FROM shape_facts f',
+    on: ['mariadb'],
+  },
+  {
+    found: 'a group whose first partial row has NULL for a computed item still shows the driver\'s form (MAX of a quotient + 1)',
+    sql: 'SELECT f.grp, (SUM((f.price / f.qty)) + COUNT(DISTINCT f.flags)) AS r, MAX(f.price / 3) + 1 AS u FROM shape_facts f GROUP BY f.grp ORDER BY f.grp',
+    on: ['mariadb'],
+    ordered: true,
+  },
+  {
+    found: "an aggregate-free part of an expression is computed by the shards (SQLite compares a REAL with '9.99' by its affinity)",
+    sql: "SELECT MIN(f.qty) AS m, (f.price BETWEEN '9.99' AND '100.00') AS b, (MIN(f.qty) + (f.price BETWEEN '9.99' AND '100.00')) AS hi1, f.bin FROM shape_facts f GROUP BY 2, f.bin ORDER BY hi1 DESC, 2 DESC, 4 DESC LIMIT 0, 8",
+    on: BOTH,
+    ordered: true,
+  },
+  {
+    found: 'HAVING NULLIF(COUNT(*), 0) >= ?: MariaDB finds no group; refused rather than answered otherwise',
+    sql: 'SELECT f.kind, COUNT(*) AS n FROM shape_facts f GROUP BY f.kind HAVING NULLIF(COUNT(*), 0) > ? ORDER BY f.kind',
+    parameters: [-1],
+    on: ['mariadb'],
+    refused: true,
+  },
+  {
+    found: 'AVG(DISTINCT bytes) on SQLite: refused at the merge (was MergeValueError)',
+    sql: 'SELECT ((COUNT(*) * 1) + AVG(DISTINCT d.v1)) AS hi3 FROM (SELECT f.bin AS v1 FROM shape_facts f WHERE f.bin IS NOT NULL) d',
+    on: ['sqlite'],
+    refused: true,
+  },
+  {
     found: 'AVG / SUM / COUNT(DISTINCT quotient): the server keeps each value at the quotient\'s shown scale (was a RangeError, then full-precision sums)',
     sql: 'SELECT l.price, AVG(DISTINCT (l.qty / f.qty)) AS a, SUM(DISTINCT l.qty / f.qty) AS s, COUNT(DISTINCT l.qty / f.qty) AS c FROM shape_facts f JOIN shape_lines l ON l.factId = f.id GROUP BY l.price',
     on: ['mariadb'],

@@ -8,6 +8,7 @@ import { read } from './accumulators.js';
 import { canonicalValueKey } from './canonical-key.js';
 import { createValueComparator, isSqlNull } from './compare-values.js';
 import { divideDecimal, formatDecimal, type ScaledDecimal } from './decimal.js';
+import { UnsupportedShardingError } from '../errors/index.js';
 import { MergeValueError, showValue } from './merge-error.js';
 import { exactOf, representLike, scaleOfText } from './represent-like.js';
 import type { Row } from './row.js';
@@ -32,7 +33,12 @@ function exactSum(values: readonly unknown[]): { total: ScaledDecimal; floating:
   for (const value of values) {
     if (typeof value === 'number' && !Number.isInteger(value)) floating = true;
     const d = exactOf(value);
-    if (d === undefined) throw new MergeValueError(`cannot add ${showValue(value)} to a sum`);
+    if (d === undefined) {
+      throw new UnsupportedShardingError(
+        `SUM / AVG(DISTINCT …) over several shards of a value that is no number (${showValue(value)}): the database converts text and bytes by its own rules; CAST the argument to a number.`,
+        { stage: 'merge' },
+      );
+    }
     const scale = Math.max(total.scale, d.scale);
     total = { unscaled: total.unscaled * 10n ** BigInt(scale - total.scale) + d.unscaled * 10n ** BigInt(scale - d.scale), scale };
   }

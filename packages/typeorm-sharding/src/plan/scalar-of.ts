@@ -9,7 +9,9 @@ import type { SqlNode } from './sql-node.js';
 import { someNode } from './sql-tree.js';
 
 /** Where a leaf of the expression is found in the merged row, or why it cannot be. */
-export type LeafResolver = (node: SqlNode) => { readonly column: string; readonly type: ExprType } | { readonly problem: string };
+export type LeafResolver = (
+  node: SqlNode,
+) => { readonly column: string; readonly type: ExprType; /** The column holds more digits than the value shows (a sum of quotients sent at full precision). */ readonly fullPrecision?: boolean } | { readonly problem: string };
 
 /** The evaluator's view of a planner type. */
 export function leafTypeOf(type: ExprType, dialect: SqlDialect): LeafType {
@@ -37,7 +39,13 @@ const COMPARISONS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=', '<=>', 'IN',
  * aggregates and columns to result columns; literals, value slots, operators, CASE and the
  * functions of {@link EVALUATED_FUNCTIONS} are evaluated by the merge itself.
  */
-export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDialect): ScalarExpression | { readonly problem: string } {
+export function scalarOf(
+  node: SqlNode,
+  resolve: LeafResolver,
+  dialect: SqlDialect,
+  /** True for an aggregate-free part the shards can compute as a column of their rows (see `visit`). */
+  onShards: (n: SqlNode) => boolean = () => false,
+): ScalarExpression | { readonly problem: string } {
   /** True when `n` may be a text value on MySQL: a text leaf, or a branching function / CASE that may return one. */
   const textOnMysql = (n: SqlNode): boolean => {
     if (dialect !== 'mysql') return false;
@@ -57,6 +65,13 @@ export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDiale
     }
   };
   const visit = (n: SqlNode): ScalarExpression => {
+    // A part without aggregates that reads columns has one value per group: the shards compute
+    // it (a select item or group key already holds it), with the server's own conversions,
+    // affinities and collations (`price BETWEEN '9.99' AND '100'` on SQLite compares numbers).
+    if (n.kind !== 'column' && n.kind !== 'aggregate' && onShards(n)) {
+      const leaf = resolve(n);
+      if (!('problem' in leaf) && !(dialect === 'mysql' && leaf.type.kind === 'unknown')) return { kind: 'column', column: leaf.column, type: leafTypeOf(leaf.type, dialect) };
+    }
     switch (n.kind) {
       case 'aggregate':
       case 'column': {
@@ -71,7 +86,8 @@ export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDiale
         if (dialect === 'mysql' && leaf.type.kind === 'unknown') {
           throw new Unsupported('a value whose SQL type is not known (write it as CAST(… AS SIGNED / DECIMAL))');
         }
-        return { kind: 'column', column: leaf.column, type: leafTypeOf(leaf.type, dialect) };
+        const type = leafTypeOf(leaf.type, dialect);
+        return { kind: 'column', column: leaf.column, type: leaf.fullPrecision && type.scale !== undefined ? { ...type, fullPrecision: true } : type };
       }
       case 'slot':
         return { kind: 'slot', slot: n.slot };

@@ -27,6 +27,18 @@ const BOTH = ['sqlite', 'mariadb'] as const;
 
 const REGRESSIONS: readonly Regression[] = [
   {
+    found: 'ORDER BY MIN(set) under GROUP BY the primary key: MariaDB reads MIN(col) + 0 as 0 there, so the merge numbers the value from its labels (NULL stays NULL)',
+    sql: 'SELECT MAX(f.tm) AS m, SUM(COALESCE(f.ratio, 0)) AS s, f.id FROM shape_facts f GROUP BY f.id ORDER BY 1 DESC, MIN(f.tags) ASC, f.id DESC',
+    on: ['mariadb'],
+    ordered: true,
+  },
+  {
+    found: 'ORDER BY MIN(enum) DESC under GROUP BY the primary key (position from the labels)',
+    sql: 'SELECT f.id, MIN(f.kind) AS k FROM shape_facts f GROUP BY f.id ORDER BY MIN(f.kind) DESC, f.id LIMIT 30',
+    on: ['mariadb'],
+    ordered: true,
+  },
+  {
     found: 'an expression over SUM of a quotient shows the quotient\'s places (was the 30 digits it is summed with)',
     sql: 'SELECT (SUM((f.price / f.qty)) + COUNT(DISTINCT f.flags)) AS r FROM shape_facts f',
     on: ['mariadb'],

@@ -1,18 +1,14 @@
 import type { Readable } from 'node:stream';
 import type { ReplicationMode } from 'typeorm';
-import { isConnectionError } from '../../router/connection-error.js';
-import type { RoutingHints } from '../../router/hints/hint.js';
-import { unionHints } from '../../router/hints/hint.js';
+import { unionHints, type RoutingHints } from '../../router/hints/hint.js';
 import type { QueryRouter } from '../../router/query-router.js';
 import type { RouteTarget } from '../../router/route-target.js';
 import type { StatementDescriptor } from '../../router/statement.js';
 import type { NodeConfig } from '../../router/topology.js';
-import type { Mysql2Pool, PooledConnection, ServerPool } from '../../servers/server-pool.js';
+import type { Mysql2Pool, ServerPool } from '../../servers/server-pool.js';
 import type { Row } from '../../merge/index.js';
+import { drainThenRelease, giveBack, run, withMode, type NodeConnection } from './node-connection.js';
 import { placementOf, type NodePlacement } from './node-placement.js';
-
-/** A pool connection as mysql2 hands it out: it can also be thrown away (after a connection error). */
-type NodeConnection = PooledConnection & { destroy?(): void; query(sql: string, values: unknown): { stream(): Readable } };
 
 /**
  * One server's nodes as the executor uses them (the query router's wiring, docs/router.md §1):
@@ -161,31 +157,3 @@ export class ServerNodes {
 }
 
 export type { NodePlacement };
-
-/**
- * TypeORM's replication contract: a QueryRunner of mode `master` (raw `query()`, the reads of
- * `save()`) reads the primary, one of mode `slave` (`find`, QueryBuilder) a replica.
- */
-function withMode(statement: StatementDescriptor, mode: ReplicationMode): StatementDescriptor {
-  return mode === 'master' && statement.kind === 'select' ? { ...statement, masterRunner: true } : statement;
-}
-
-/** One statement on a connection, callback API (the raw result: rows, or a ResultSetHeader with the write's GTID). */
-function run(connection: NodeConnection, sql: string, parameters: readonly unknown[], timeoutMs: number | undefined): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    connection.query(timeoutMs === undefined ? sql : { sql, timeout: timeoutMs }, parameters, (error, raw) => (error ? reject(error) : resolve(raw)));
-  });
-}
-
-/** Back to the pool; a connection that failed with a connection error is thrown away instead. */
-function giveBack(connection: NodeConnection, failure: unknown): void {
-  if (failure !== undefined && isConnectionError(failure) && connection.destroy) connection.destroy();
-  else connection.release();
-}
-
-function drainThenRelease(connection: NodeConnection, stream: Readable | undefined): void {
-  if (stream === undefined) return giveBack(connection, undefined);
-  stream.on('error', (error) => giveBack(connection, error));
-  stream.on('end', () => giveBack(connection, undefined));
-  stream.resume();
-}

@@ -21,7 +21,7 @@ export interface ResolveReport {
   /** Prepared branches committed / rolled back by this pass. */
   readonly committed: number;
   readonly rolledBack: number;
-  /** Prepared branches left for a later pass (undecided and young, or a server did not answer). */
+  /** Prepared branches left for a later pass (undecided and young, still attached to a connection, or a server did not answer). */
   readonly pending: number;
 }
 
@@ -75,9 +75,9 @@ export async function resolveInDoubt(host: ResolverHost): Promise<ResolveReport>
         else rolledBack++;
         await host.step('resolved', gtrid, branches.map((b) => b.server.name), server.name, outcome);
       } catch (error) {
-        // Unknown xid: finished meanwhile, or still attached to its live coordinator's connection.
-        if (isUnknownXid(error)) continue;
         pending++;
+        // Unknown xid: finished meanwhile, or still attached to a connection its server has not seen close.
+        if (isUnknownXid(error)) continue;
         host.warn(`The resolver could not ${outcome} the prepared branch of ${gtrid} on server ${server.name}: ${(error as Error).message}`);
       }
     }

@@ -1,4 +1,5 @@
 import mysql from 'mysql2/promise';
+import type { Logger } from 'typeorm';
 import { ShardedDataSource, type ShardingOptions } from '../../../packages/typeorm-sharding/src/index.js';
 import { startServers, type ClusterNode, type MariadbCluster } from '../../support/mariadb-cluster.js';
 import { XA_ENTITIES } from './xa-entities.js';
@@ -12,8 +13,8 @@ export interface XaEnv {
   /** `{ name, port }` per server, as the child process takes them. */
   readonly servers: readonly { readonly name: string; readonly port: number }[];
   readonly shards: readonly { readonly name: string; readonly server: string; readonly database: string }[];
-  /** A data source over the servers (from source), with these sharding options. */
-  source(sharding?: ShardingOptions, poolSize?: number): ShardedDataSource;
+  /** A data source over the servers (from source), with these sharding options (and `poolSize` per server, a `logger`). */
+  source(sharding?: ShardingOptions, extra?: { readonly poolSize?: number; readonly logger?: Logger }): ShardedDataSource;
   /** Runs statements as root on server `i`. */
   sql(i: number, ...statements: string[]): Promise<unknown[]>;
   /** `XA RECOVER` rows of server `i` (every application's). */
@@ -37,13 +38,14 @@ export async function startXaEnv(tag: string, count = 3, shardsPerServer = 2, se
     shardsPerServer,
     servers,
     shards,
-    source: (sharding = {}, poolSize = 10) =>
+    source: (sharding = {}, extra = {}) =>
       new ShardedDataSource({
         type: 'mariadb',
         username: 'root',
         password: '',
         entities: XA_ENTITIES,
-        servers: servers.map((s) => ({ name: s.name, host: '127.0.0.1', port: s.port, poolSize })),
+        ...(extra.logger ? { logger: extra.logger } : {}),
+        servers: servers.map((s) => ({ name: s.name, host: '127.0.0.1', port: s.port, poolSize: extra.poolSize ?? 10 })),
         shards,
         sharding,
       } as never),

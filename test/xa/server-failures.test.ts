@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import { PrepareFailedError, type ShardedDataSource, type TransactionStepEvent } from '../../packages/typeorm-sharding/src/index.js';
 import { canStartMariadb } from '../support/mariadb-cluster.js';
-import { Account, Leg } from './support/xa-entities.js';
+import { Account, Leg, Stock } from './support/xa-entities.js';
 import { logRecords, rowsEverywhere, startXaEnv, type XaEnv } from './support/xa-env.js';
 
 // Issue 11: what a server failing at each step of a cross-server commit leaves, in-process:
@@ -58,6 +58,8 @@ describe.runIf(canStartMariadb())('server failures during a cross-server commit 
     warnings.length = 0;
     await ds.query('DELETE FROM xa_legs WHERE 1 = 1');
     await ds.query('DELETE FROM xa_accounts WHERE 1 = 1');
+    await ds.query('DELETE FROM xa_stock WHERE 1 = 1');
+    await ds.getRepository(Stock).insert([{ id: 1, qty: 10 }, { id: 2, qty: 10 }]);
     await ds.getRepository(Account).insert(Array.from({ length: ACCOUNTS }, (_, i) => ({ id: i + 1, balance: 100 })));
     steps.length = 0;
   });
@@ -93,8 +95,10 @@ describe.runIf(canStartMariadb())('server failures during a cross-server commit 
   it('commits a transfer over three servers as one, and a transaction on one server uses no XA at all', async () => {
     await ds.transaction(transfer);
     expect(await balances()).toEqual(moved());
-    expect(steps).toEqual(['recorded', 'prepared db1', 'prepared db2', 'decided', 'committed db1', 'committed db2'].filter((s) => steps.includes(s)));
-    expect(steps).toHaveLength(6);
+    // Recorded first, both branches prepared (in either order) before the decision, committed after it.
+    expect([...steps].sort()).toEqual(['committed db1', 'committed db2', 'decided', 'prepared db1', 'prepared db2', 'recorded']);
+    expect(steps[0]).toBe('recorded');
+    expect(steps[3]).toBe('decided');
     steps.length = 0;
     await ds.transaction(async (em) => {
       await em.increment(Account, { id: idOn[1]![0]! }, 'balance', 1);
@@ -221,5 +225,56 @@ describe.runIf(canStartMariadb())('server failures during a cross-server commit 
     expect(error).toBeInstanceOf(QueryFailedError);
     expect(await balances()).toEqual(unchanged());
     await settle();
+  });
+
+  describe('broadcast tables: a failure on one server leaves every copy identical', () => {
+    /** Every copy of the stock table, as `shard database: id=qty,…`. */
+    const copies = async () => {
+      const rows = await rowsEverywhere<{ id: number; qty: number }>(env, 'xa_stock');
+      const by = new Map<string, string[]>();
+      for (const r of rows.sort((a, b) => a.id - b.id)) by.set(r.database, [...(by.get(r.database) ?? []), `${r.id}=${r.qty}`]);
+      return [...by.values()].map((v) => v.join(','));
+    };
+    const expectCopies = async (content: string) => expect(await copies()).toEqual(env.shards.map(() => content));
+    /** A trigger on the copy of the last shard of db2 refuses negative stock. */
+    const lastCopy = () => env.shards.filter((s) => s.server === 'db2').at(-1)!.database;
+    beforeAll(async () => {
+      await env.sql(2, `CREATE TRIGGER \`${lastCopy()}\`.xa_stock_guard BEFORE UPDATE ON \`${lastCopy()}\`.xa_stock FOR EACH ROW BEGIN IF NEW.qty < 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no negative stock on this copy'; END IF; END`);
+    });
+    afterAll(async () => {
+      await env.sql(2, `DROP TRIGGER IF EXISTS \`${lastCopy()}\`.xa_stock_guard`);
+    });
+
+    it('a write outside a transaction reaches every copy on every server in one (XA) transaction', async () => {
+      await ds.getRepository(Stock).update({ id: 1 }, { qty: 7 });
+      await expectCopies('1=7,2=10');
+      expect(steps).toEqual(expect.arrayContaining(['recorded', 'decided', 'committed db1', 'committed db2']));
+    });
+
+    it('a copy that refuses the write (outside a transaction): the database error naming the shard, no copy changed', async () => {
+      const error = await ds.getRepository(Stock).update({ id: 1 }, { qty: -1 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(QueryFailedError);
+      expect((error as Error).message).toMatch(/no negative stock on this copy/);
+      expect((error as { shard?: string }).shard).toBe(env.shards.at(-1)!.name);
+      await expectCopies('1=10,2=10');
+    });
+
+    it('inside a transaction that goes on after the error: the failed write is undone on every copy, the rest commits', async () => {
+      await ds.transaction(async (em) => {
+        await em.update(Stock, { id: 2 }, { qty: 9 });
+        await em.update(Stock, { id: 1 }, { qty: -1 }).catch(() => undefined);
+        await em.update(Stock, { id: 2 }, { qty: 8 });
+      });
+      await expectCopies('1=10,2=8');
+    });
+
+    it('a server that fails to PREPARE the write: every copy rolled back', async () => {
+      onStep = (e) => (e.step === 'recorded' ? killConnections(1) : undefined);
+      const error = await ds.getRepository(Stock).update({ id: 2 }, { qty: 3 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PrepareFailedError);
+      onStep = undefined;
+      await settle();
+      await expectCopies('1=10,2=10');
+    });
   });
 });

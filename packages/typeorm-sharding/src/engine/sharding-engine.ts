@@ -174,7 +174,7 @@ export class ShardingEngine {
     if (work.kind === 'writes') {
       const writes = work;
       const run = () => (writes.sequential ? this.runSequentially(writes.statements, session) : executeStatements(writes.statements, this.targets, session, this.executor));
-      const results = this.needsOwnTransaction(writes, session) ? await session.inOwnTransaction(run) : await run();
+      const results = this.isMultiShardWrite(writes) ? await session.atomically(run) : await run();
       return work.copies ? copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies) : writesResult(results, this.dialect, work.rowsOf);
     }
     const { merge } = work;
@@ -398,13 +398,13 @@ export class ShardingEngine {
   }
 
   /**
-   * A write that reaches several shards outside a transaction runs in one of its own, so that it
-   * is atomic as one statement is on one database: the rows of a sharded table on every shard
-   * it reaches, the copies of a broadcast table on every shard (which must never diverge). DDL,
-   * PRAGMA and a SQLite table rebuild's row copy are left as they are.
+   * A write that reaches several shards: it runs atomically (see `ShardSession.atomically`), as
+   * one statement does on one database — the rows of a sharded table on every shard it reaches,
+   * the copies of a broadcast table on every shard (which must never diverge). DDL, PRAGMA and a
+   * SQLite table rebuild's row copy are left as they are.
    */
-  private needsOwnTransaction(work: Extract<Work, { kind: 'writes' }>, session: ShardSession): boolean {
-    if (session.inTransaction || (work.copies ? !work.copies.check : work.sequential)) return false;
+  private isMultiShardWrite(work: Extract<Work, { kind: 'writes' }>): boolean {
+    if (work.copies ? !work.copies.check : work.sequential) return false;
     const first = work.statements[0]?.shard;
     return work.statements.some((s) => s.shard !== first);
   }

@@ -52,6 +52,8 @@ export class ShardSession {
   /** The branches, in the order their servers joined; each with the promise of its opening. */
   private readonly branches = new Map<string, { readonly branch: Branch; readonly ready: Promise<void> }>();
   private readonly locks = new WeakMap<QueryRunner, Promise<void>>();
+  /** Savepoints set around multi-shard writes so far (their names must not repeat while one is open). */
+  private statementSavepoints = 0;
   private readonly protocol: CommitProtocol;
   /** The QueryRunner this session belongs to (log lines of its physical statements name it). */
   readonly owner: QueryRunner | undefined;
@@ -165,6 +167,32 @@ export class ShardSession {
    */
   async commitImplicitly(): Promise<void> {
     if (this.transaction) await this.finish({ sql: 'COMMIT', parameters: [] }, true);
+  }
+
+  /**
+   * Runs `work` (one logical statement's writes on several shards) atomically, as one statement
+   * is on one database: outside a transaction in one of its own; inside one behind a savepoint,
+   * rolled back to on failure, so that a failure part-way leaves no shard changed (the copies
+   * of a broadcast table never diverge, even when the caller goes on after the error).
+   */
+  atomically<T>(work: () => Promise<T>): Promise<T> {
+    return this.transaction ? this.behindSavepoint(work) : this.inOwnTransaction(work);
+  }
+
+  private async behindSavepoint<T>(work: () => Promise<T>): Promise<T> {
+    const name = `tsh_statement_${++this.statementSavepoints}`;
+    await this.control({ sql: `SAVEPOINT ${name}`, parameters: [] }, 'savepoint');
+    try {
+      const result = await work();
+      await this.control({ sql: `RELEASE SAVEPOINT ${name}`, parameters: [] }, 'release-savepoint');
+      return result;
+    } catch (error) {
+      if (this.transaction) {
+        await this.control({ sql: `ROLLBACK TO SAVEPOINT ${name}`, parameters: [] }, 'rollback-to-savepoint').catch(() => undefined);
+        await this.control({ sql: `RELEASE SAVEPOINT ${name}`, parameters: [] }, 'release-savepoint').catch(() => undefined);
+      }
+      throw error;
+    }
   }
 
   /**

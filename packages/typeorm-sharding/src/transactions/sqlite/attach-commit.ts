@@ -5,6 +5,7 @@ import type { Branch, CommitProtocol, Join, OpeningStatement, SessionStatement, 
 import { rollbackLocal, sequentialCommit } from '../../session/sequential-commit.js';
 import { CrossServerTransactionError } from '../transaction-errors.js';
 import { attachmentsOf, type Attachment } from './attachments.js';
+import { checkDeferredKeys } from './deferred-keys.js';
 import { qualifyForSchema } from './qualify-statement.js';
 import { ATOMIC_JOURNAL_MODES, sqliteDbOf, type SqliteDb } from './sqlite-handle.js';
 import { touchesOnly } from './verify-schema.js';
@@ -20,8 +21,8 @@ const REWRITES_KEPT = 500;
  * file is in WAL mode (checked when a shard joins).
  *
  * Shards in memory cannot be attached to another connection: a transaction over several of
- * them commits each in turn (none survives a crash anyway; a later COMMIT can fail only on a
- * deferred foreign key, which raises `PartialCommitError`). A transaction that mixes files and
+ * them commits each in turn, after checking that none can refuse its COMMIT (a deferred foreign
+ * key still violated, see `checkDeferredKeys`); none survives a crash anyway. A transaction that mixes files and
  * memory, spans a WAL file, or needs more files than SQLite attaches is refused
  * (`CrossServerTransactionError`) before the statement that would reach the extra shard runs.
  */
@@ -75,9 +76,18 @@ class AttachTransaction implements SessionTransaction {
     };
   }
 
-  commit(branches: readonly Branch[], statement: SessionStatement): Promise<void> {
-    // The attached files commit with their first shard's connection.
-    return sequentialCommit.begin().commit(branches.filter((b) => b.kind === 'own'), statement);
+  async commit(branches: readonly Branch[], statement: SessionStatement): Promise<void> {
+    // The attached files commit with their first shard's connection; shards in memory one by one.
+    const own = branches.filter((b) => b.kind === 'own');
+    if (own.length > 1) {
+      try {
+        checkDeferredKeys(own);
+      } catch (error) {
+        await rollbackLocal(own, { sql: 'ROLLBACK', parameters: [] }).catch(() => undefined);
+        throw error;
+      }
+    }
+    return sequentialCommit.begin().commit(own, statement);
   }
 
   rollback(branches: readonly Branch[], statement: SessionStatement): Promise<void> {
@@ -86,6 +96,8 @@ class AttachTransaction implements SessionTransaction {
 }
 
 function checkJournalMode(db: SqliteDb, schema: string, shard: string): void {
+  // A read opens the file as it is now: another connection may have switched it to WAL.
+  db.prepare(`SELECT COUNT(*) FROM "${schema}".sqlite_master`).all();
   const mode = String(db.pragma(`"${schema}".journal_mode`, { simple: true })).toLowerCase();
   if (ATOMIC_JOURNAL_MODES.has(mode)) return;
   throw new CrossServerTransactionError(

@@ -32,14 +32,15 @@ export function qualifyForSchema(sql: string, schema: string): string | undefine
    */
   const take = (i: number, inFrom = false): boolean => {
     if (!isName(i)) return false;
-    const next = tokens.kinds[i + 1];
+    // The buffer is reused: past `count` it holds an earlier statement's tokens.
+    const next = i + 1 < count ? tokens.kinds[i + 1] : undefined;
     if (next !== TokenKind.Dot && !(inFrom && next === TokenKind.Open)) positions.push(tokens.starts[i]!);
     return true;
   };
   const verb = word(0);
   if (verb === 'WITH') return undefined;
   if (verb === 'PRAGMA') {
-    if (!isName(1) || tokens.kinds[2] === TokenKind.Dot) return undefined;
+    if (!isName(1) || (count > 2 && tokens.kinds[2] === TokenKind.Dot)) return undefined;
     positions.push(tokens.starts[1]!);
     return splice(sql, positions, schema);
   }

@@ -20,6 +20,7 @@ export class FakeXaServer implements XaServer {
   readonly attached = new Set<string>();
   readonly failures: { match: string; error: Error }[] = [];
   down = false;
+  version = '10.11.19-MariaDB';
 
   constructor(
     readonly name: string,
@@ -49,7 +50,7 @@ export class FakeXaServer implements XaServer {
         return { formatID: 0x747368, gtrid_length: g.length, bqual_length: b.length, data: Buffer.from(g + b, 'latin1') };
       });
     }
-    if (sql.startsWith('SELECT VERSION()')) return [{ v: '10.11.19-MariaDB' }];
+    if (sql.startsWith('SELECT VERSION()')) return [{ v: this.version }];
     if (sql.startsWith('CREATE TABLE')) return {};
     if (sql.startsWith('INSERT')) {
       this.records.set(String(parameters[0]), { state: 'prepared', ageUs: 0 });

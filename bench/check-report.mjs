@@ -13,6 +13,7 @@ import { PLANNER_CASES } from './cases/planner.mjs';
 import { OFFSETS } from './cases/deep-paging.mjs';
 import { FAILOVER_CASES, ROUTER_VARIANTS } from './cases/router.mjs';
 import { DECISION_CASES } from './lib/router-decision.mjs';
+import { XA_CLIENTS, XA_VARIANTS } from './cases/xa-commit.mjs';
 
 const file = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), 'results', 'REPORT.md'));
 const problems = [];
@@ -97,6 +98,7 @@ checkTable('## 7. Deep paging', OFFSETS.length, 'OFFSET');
 checkTable('## 8. Query router: read throughput with replicas', ROUTER_VARIANTS.length, 'variant');
 checkTable('### 8a. Failover time', FAILOVER_CASES.length, 'detection');
 checkTable('### 8b. Routing decision at a route-cache hit', DECISION_CASES.length, 'decision case');
+checkTable('## 9. Transactions across servers', XA_CLIENTS.length * XA_VARIANTS.length, 'clients × variant');
 
 // Charts: each referenced, present and well-formed.
 const referenced = [...text.matchAll(/!\[[^\]]*\]\(([^)]+\.svg)\)/g)].map((m) => m[1]);

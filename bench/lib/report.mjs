@@ -9,6 +9,7 @@ import { PLANNER_CASES } from '../cases/planner.mjs';
 import { OFFSETS } from '../cases/deep-paging.mjs';
 import { FAILOVER_CASES, ROUTER_VARIANTS } from '../cases/router.mjs';
 import { DECISION_CASES } from './router-decision.mjs';
+import { XA_CLIENTS, XA_VARIANTS } from '../cases/xa-commit.mjs';
 
 export const REQUIRED_SECTIONS = [
   '## Targets',
@@ -23,6 +24,7 @@ export const REQUIRED_SECTIONS = [
   '## 8. Query router: read throughput with replicas',
   '### 8a. Failover time',
   '### 8b. Routing decision at a route-cache hit',
+  '## 9. Transactions across servers',
   '## Method',
 ];
 export const CHARTS = {
@@ -417,6 +419,23 @@ export function writeReport(R, dir) {
     const d = Q?.decisions?.rows?.find((x) => x.name === name) ?? { error: Q?.error ?? 'not run' };
     L.push(`| ${name} | ${cellText(d, (x) => f2(x.p50))} | ${cellText(d, (x) => f2(x.p99))} | ${cellText(d, (x) => f2(x.p999))} |`);
   }
+  // 9. transactions across servers
+  const X = R.xa;
+  L.push('## 9. Transactions across servers');
+  L.push('');
+  L.push('A transfer (`ds.transaction`: decrement one account, increment another) on 4 shards over two servers — the benchmark MariaDB reached as two servers (two pools, two XA branches: every round trip, PREPARE and log write is real; the network is loopback). *local*: both accounts on one server, a plain local transaction. *xa*: the accounts on different servers, XA two-phase commit with the decision in the first server\'s local transaction (the transfers of issue 11). *sequential*: the same cross-server transfer with `crossServer: \'sequential\'` (each server commits its own part: not atomic). *raw local* / *raw XA ONE PHASE*: mysql2 by hand on one server, a plain transaction and the same as an XA one (what starting every transaction as XA would cost a one-server transaction). *Time per transfer* is relative to *local*.');
+  L.push('');
+  L.push('| clients | variant | transfers / s | p50 / p99 ms | time per transfer / local |');
+  L.push('|---|---|---|---|---|');
+  const label = { local: 'local (one server)', xa: 'xa (two servers)', sequential: 'sequential (two servers, not atomic)', rawLocal: 'raw local (mysql2)', rawXaOnePhase: 'raw XA ONE PHASE (mysql2)' };
+  for (const cell of X?.cells ?? []) {
+    for (const key of XA_VARIANTS) {
+      const base = key.startsWith('raw') ? cell.rawLocal : cell.local;
+      L.push(`| ${cell.c} | ${label[key]} | ${cellText(cell[key], (r) => n0(r.qps))} | ${cellText(cell[key], (r) => `${ms(r.p50)} / ${ms(r.p99)}`)} | ${x2(1 / pairedRatio(cell[key], base).value)} |`);
+    }
+  }
+  if (X?.cells) L.push(`\nTotal balance after the runs: ${X.totalIntact ? 'intact' : '**changed**'}. Clients: ${XA_CLIENTS.join(', ')}.`);
+  if (X?.error) L.push(`\nfailed: ${X.error}`);
   L.push('');
 
   L.push('## Method');

@@ -8,6 +8,7 @@ import type { RoutingHintName } from '../router/hints/hint.js';
 import type { RouteFallback } from '../router/route-target.js';
 import type { Secret } from '../router/secret.js';
 import type { BalancerName, NodeRole } from '../router/topology.js';
+import type { TransactionOptions } from '../transactions/transaction-options.js';
 
 /** One physical statement as it ran on a shard, reported through `onPhysicalQuery`. */
 export interface PhysicalQueryEvent {
@@ -124,6 +125,14 @@ export interface ShardingOptions {
    * @default undefined
    */
   readonly router?: ShardingRouterOptions;
+  /**
+   * How transactions that touch several servers (SQLite: several shard files) commit: atomically
+   * (XA two-phase commit with a decision log and a resolver on MySQL/MariaDB; one transaction of
+   * attached databases on SQLite), or server after server. See the README's "Transactions across
+   * servers".
+   * @default { crossServer: 'atomic' }
+   */
+  readonly transactions?: TransactionOptions;
 }
 
 /**

@@ -17,7 +17,7 @@ import { MysqlShardingQueryRunner, SqliteShardingQueryRunner } from './sharding-
 import { detachDriverConnections } from './detached-driver.js';
 import { physicalQueryLog } from '../log/physical-query-log.js';
 import { ShardLogger } from '../log/shard-logger.js';
-import { ShardedEntityManager } from './sharded-entity-manager.js';
+import { inTurnWithTransactions, ShardedEntityManager } from './sharded-entity-manager.js';
 import { checkKeyGeneratorOptions } from '../keys/key-generator-options.js';
 import { planGlobalKeys, type GlobalKeys } from '../keys/global-keys.js';
 import type { KeyGenerator } from '../keys/snowflake-generator.js';
@@ -28,6 +28,11 @@ import type { RouterMetrics } from '../router/metrics.js';
 import { withRouting, type RoutingScopeOptions } from '../router/hints/routing-scope.js';
 import { loadRouterYaml, type LoadYamlOptions } from '../router/config/load-yaml.js';
 import type { YamlDataSourceOptions } from './yaml-options.js';
+import { resolveTransactionOptions } from '../transactions/transaction-options.js';
+import { startCrossServerTransactions } from '../transactions/start-cross-server.js';
+import type { XaCoordinator } from '../transactions/xa-coordinator.js';
+import type { ResolveReport } from '../transactions/xa-resolver.js';
+import type { CommitProtocol } from '../session/commit-protocol.js';
 
 /** Schema steps the ShardedDataSource drives itself, so neither its base nor a shard may run them on its own. */
 const DRIVEN_BY_SHARDED_SOURCE = { synchronize: false, migrationsRun: false, dropSchema: false };
@@ -59,6 +64,10 @@ export class ShardedDataSource extends DataSource {
   /** Servers, shards and the router's configuration, resolved (and checked) at construction. */
   private readonly layout: Layout | undefined;
   private routerRuntime: RouterRuntime | undefined;
+  /** MySQL with several servers: XA two-phase commit, its logs and its resolver. */
+  private xa: XaCoordinator | undefined;
+  /** How sessions commit transactions that reach several servers. */
+  private protocol: CommitProtocol | undefined;
 
   constructor(options: ShardedDataSourceOptions) {
     let configError: ShardingError | undefined;
@@ -68,6 +77,7 @@ export class ShardedDataSource extends DataSource {
       resolveShardingOptions(options.sharding);
       checkKeyGeneratorOptions(options.sharding?.keyGenerator);
       layout = resolveLayout(options, options.type === 'better-sqlite3' ? 'sqlite' : 'mysql');
+      resolveTransactionOptions(options.sharding?.transactions);
     } catch (error) {
       if (!(error instanceof ShardingError)) throw error;
       configError = error;
@@ -116,6 +126,17 @@ export class ShardedDataSource extends DataSource {
   /** The physical statements `sql` would run, per shard, without running them. */
   explain(sql: string, parameters: readonly unknown[] = []): ExplainedStatement[] {
     return this.requireEngine().explain(sql, parameters);
+  }
+
+  /**
+   * Runs the resolver of cross-server transactions now (it also runs in `initialize()` and every
+   * `sharding.transactions.resolveIntervalMs`): commits or rolls back the XA branches a dead
+   * process left prepared, by the decision log. MySQL/MariaDB with several servers only; elsewhere
+   * there is nothing to resolve.
+   */
+  async resolveTransactions(): Promise<ResolveReport> {
+    this.requireEngine();
+    return this.xa ? this.xa.resolve() : { committed: 0, rolledBack: 0, pending: 0 };
   }
 
   /** Plan-cache counters: one entry per statement shape. */
@@ -182,8 +203,8 @@ export class ShardedDataSource extends DataSource {
     const engine = this.requireEngine();
     // Like TypeORM's own SQLite driver, SQLite shares one runner (each shard is one connection).
     const runner = this.dialect === 'mysql'
-      ? new MysqlShardingQueryRunner(this.driver as MysqlDriver, mode, engine)
-      : (this.sqliteRunner ??= new SqliteShardingQueryRunner(this.driver as BetterSqlite3Driver, 'master', engine));
+      ? new MysqlShardingQueryRunner(this.driver as MysqlDriver, mode, engine, this.protocol)
+      : (this.sqliteRunner ??= new SqliteShardingQueryRunner(this.driver as BetterSqlite3Driver, 'master', engine, { protocol: this.protocol, serialize: (work) => inTurnWithTransactions(this, work) }));
     Object.assign(runner, { manager: this.createEntityManager(runner) });
     return runner;
   }
@@ -253,7 +274,14 @@ export class ShardedDataSource extends DataSource {
       const engine = this.engine;
       this.routerRuntime?.router.metrics.readPlanCache(() => engine.planCacheStats);
       Object.assign(this, { isInitialized: true });
-      if (this.shardedOptions.dropSchema) await this.dropDatabase();
+      // Before any schema change: a prepared branch left by a dead process holds its rows' locks.
+      const transactions = await startCrossServerTransactions(this.dialect, topology, this.serverPools, this.shardedOptions.sharding?.transactions, (level, message) => this.logger.log(level, message));
+      this.xa = transactions.xa;
+      this.protocol = transactions.protocol;
+      if (this.shardedOptions.dropSchema) {
+        await this.dropDatabase();
+        await this.xa?.ensureLogs();
+      }
       if (this.shardedOptions.migrationsRun) await this.runMigrations({ transaction: this.shardedOptions.migrationsTransactionMode });
       if (this.shardedOptions.synchronize) await this.synchronize();
       // Last, so that dropSchema and synchronize cannot remove the worker-id lease table under it.
@@ -264,6 +292,8 @@ export class ShardedDataSource extends DataSource {
     } catch (error) {
       Object.assign(this, { isInitialized: false });
       this.engine = undefined;
+      await this.xa?.stop().catch(() => undefined);
+      this.xa = undefined;
       await this.closeShards();
       throw error;
     }
@@ -325,6 +355,9 @@ export class ShardedDataSource extends DataSource {
   override async destroy(): Promise<void> {
     await this.globalKeys?.stop();
     this.globalKeys = undefined;
+    await this.xa?.stop();
+    this.xa = undefined;
+    this.protocol = undefined;
     await this.closeShards();
     this.engine = undefined;
     this.sqliteRunner = undefined;

@@ -22,6 +22,7 @@ import { checkKeyAssignment, routeByKey, type RouteSettings } from '../route/ind
 import { schemaObjectProbe } from '../route/schema-object-probe.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { ShardSession } from '../session/shard-session.js';
+import { commitsImplicitly } from '../session/implicit-commit.js';
 import { insertRowsOf } from '../write/insert-rows.js';
 import { rewriteInsert } from '../write/rewrite-insert.js';
 import { routeInsert } from '../write/route-insert.js';
@@ -166,15 +167,17 @@ export class ShardingEngine {
       await session.control({ sql, parameters: parameters ?? [] }, work.plan.control);
       return rowsResult([]);
     }
+    // As on one MySQL server, DDL commits the open transaction first (an XA branch would refuse it).
+    if (this.dialect === 'mysql' && session.inTransaction && commitsImplicitly(this.texts.parameterize(sql, parameters ?? []).verb, sql)) await session.commitImplicitly();
     if (work.kind === 'compound') return runCompound(work.plan, work.p, this.compound, session);
     if (work.kind === 'where-exists') {
       return writesResult(await this.runSequentially(await this.shardsHolding(work, session), session), this.dialect);
     }
     if (work.statements.length === 0) return work.kind === 'rows' ? rowsResult([]) : writesResult([], this.dialect);
     if (work.kind === 'writes') {
-      const results = work.sequential
-        ? await this.runSequentially(work.statements, session)
-        : await executeStatements(work.statements, this.targets, session, this.executor);
+      const writes = work;
+      const run = () => (writes.sequential ? this.runSequentially(writes.statements, session) : executeStatements(writes.statements, this.targets, session, this.executor));
+      const results = this.isMultiShardWrite(writes) ? await session.atomically(run) : await run();
       return work.copies ? copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies) : writesResult(results, this.dialect, work.rowsOf);
     }
     const { merge } = work;
@@ -406,6 +409,18 @@ export class ShardingEngine {
     const found = await executeStatements(probes, this.targets, session, this.executor);
     const holding = this.targets.filter((t, i) => (found[i]!.records?.length ?? 0) > 0).map((t) => t.index);
     return (holding.length > 0 ? holding : [0]).map((shard) => ({ ...work.statement, shard }));
+  }
+
+  /**
+   * A write that reaches several shards: it runs atomically (see `ShardSession.atomically`), as
+   * one statement does on one database — the rows of a sharded table on every shard it reaches,
+   * the copies of a broadcast table on every shard (which must never diverge). DDL, PRAGMA and a
+   * SQLite table rebuild's row copy are left as they are.
+   */
+  private isMultiShardWrite(work: Extract<Work, { kind: 'writes' }>): boolean {
+    if (work.copies ? !work.copies.check : work.sequential) return false;
+    const first = work.statements[0]?.shard;
+    return work.statements.some((s) => s.shard !== first);
   }
 
   private async runSequentially(statements: readonly PhysicalStatement[], session: ShardSession): Promise<QueryResult[]> {

@@ -1,7 +1,7 @@
 import { UnreadableStatementError, UnsupportedShardingError } from '../errors/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
-import type { TransactionControl } from '../session/shard-session.js';
+import type { TransactionControl } from '../session/transaction-control.js';
 import { parseStatement, type ParserSyntaxError } from './from-parser.js';
 import { analyzeCompound } from './analyze-compound.js';
 import { analyzeDdl, analyzePragma } from './analyze-ddl.js';

@@ -3,7 +3,7 @@
  * They refer to values only by slot number (`:p<n>`) and IN-list number (`(:l<k>)`),
  * so one plan serves every statement of that shape whatever its values or list lengths.
  */
-import type { TransactionControl } from '../session/shard-session.js';
+import type { TransactionControl } from '../session/transaction-control.js';
 import type { MergeSpec } from '../merge/index.js';
 import type { CompiledExpression } from '../merge/evaluate/compile.js';
 import type { PrintedSql } from './print-sql.js';

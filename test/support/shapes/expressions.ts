@@ -167,9 +167,14 @@ export function aggregate(g: Gen, scope: Scope, want: Want, opts: RowOptions): E
       arg = form === 'distinct' && g.c.chance(0.7) ? columnExpr(pickColumn(g, scope, 'any', rowOpts)!) : rowExpr(g, scope, 'any', 1, rowOpts);
       break;
     case 'MIN':
-    case 'MAX':
+    case 'MAX': {
       arg = want === 'any' && g.c.chance(0.6) ? columnExpr(pickColumn(g, scope, 'any', rowOpts)!) : rowExpr(g, scope, want, 1, rowOpts);
+      // MariaDB 10.11 returns MIN/MAX of a BIT column as its bytes or as its decimal digits
+      // (`0x07` or `'7'`) as the plan goes, and another item beside it can switch the plan: the
+      // value is compared as the number it is (`col + 0`), which every plan returns alike.
+      if (g.dialect === 'mysql' && arg.kind === 'column' && arg.column.type === 'bit') arg = { kind: 'arith', op: '+', left: arg, right: { kind: 'literal', value: 0 } };
       break;
+    }
     case 'GROUP_CONCAT': {
       const c = pickColumn(g, scope, g.c.chance(0.5) ? 'text' : 'num', rowOpts) ?? pickColumn(g, scope, 'any', rowOpts)!;
       arg = columnExpr(c);

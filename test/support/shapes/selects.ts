@@ -127,8 +127,9 @@ export function buildSelect(g: Gen, role: Role): Built {
   // MariaDB 10.11 answers `SELECT DISTINCT 1 … LIMIT 25, 1` with a row (it drops the offset
   // when every item is a constant): such a DISTINCT is not generated.
   // MariaDB 10.11 also answers `SELECT DISTINCT AVG(id), AVG(yr) / 1 … GROUP BY price` with the
-  // last group's AVG(id) in every row (an expression over AVG beside it): not generated either.
-  const avgInsideExpression = g.dialect === 'mysql' && exprs.some((e) => e.kind !== 'aggregate' && someExpr(e, (x) => x.kind === 'aggregate' && x.fn === 'AVG'));
+  // last group's AVG(id) in every row, and `SELECT DISTINCT COUNT(*) * 10 … GROUP BY k` with
+  // fewer values than there are (a DISTINCT over an expression of aggregates): not generated either.
+  const avgInsideExpression = g.dialect === 'mysql' && exprs.some((e) => e.kind !== 'aggregate' && someExpr(e, (x) => x.kind === 'aggregate'));
   const distinct = !star && g.c.chance(g.cls.distinct) && outputsBefore.every((o) => o.exact) && exprs.some((e) => !isConstant(e)) && !avgInsideExpression;
 
   const itemTexts = listed.map((i) => exprText(i.expr, g.dialect));

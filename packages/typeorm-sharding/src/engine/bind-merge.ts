@@ -1,4 +1,4 @@
-import { semanticsOf } from '../merge/evaluate/compile.js';
+import { semanticsOf } from '../values/evaluate/compile.js';
 import type { MergeSpec } from '../merge/index.js';
 import { selectItemSpans, expressionItemName } from '../plan/select-item-names.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';

@@ -4,7 +4,8 @@
  * LIMIT, and named as the first SELECT names its columns.
  */
 import { ShardingInternalError } from '../errors/index.js';
-import { canonicalRowKey, combineBranches, createRowComparator, type Collation, type GroupKey, type Row, type SortKey } from '../merge/index.js';
+import { canonicalRowKey, combineBranches, createRowComparator, type GroupKey, type Row, type SortKey } from '../merge/index.js';
+import type { Collation } from '../values/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { ResolvedColumn } from '../plan/compound-columns.js';
 import type { CompoundPlan } from '../plan/compound-plan.js';

@@ -54,7 +54,7 @@ export interface EngineSettings extends RouteSettings {
 /**
  * Sort key types whose order MySQL applies to a UNION's result column exactly as the merge
  * compares them: numbers, dates, bytes, MariaDB UUIDs. Text weights are compared pad-aware by
- * the merge but byte-wise by the server (see `merge/mysql-weight.ts`).
+ * the merge but byte-wise by the server (see `values/mysql-weight.ts`).
  */
 const UNION_SORTABLE: ReadonlySet<string> = new Set(['numeric', 'date', 'binary', 'mariadb-uuid', 'mariadb-uuid-swap-all']);
 

@@ -1,6 +1,6 @@
 import { canonicalKeyString } from '../algorithms/index.js';
 import { InvalidShardKeyError } from '../errors/index.js';
-import { compareValues } from '../merge/index.js';
+import { compareValues } from '../values/compare-values.js';
 import type { ParameterizedSql } from '../parameterize/index.js';
 import type { KeyCondition, ValueRef } from '../plan/plan.js';
 import type { ShardKeyRule } from '../rules/index.js';

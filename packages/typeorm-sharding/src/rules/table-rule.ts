@@ -1,7 +1,9 @@
 import type { EntityMetadata } from 'typeorm';
 import type { KeyKind, ShardingAlgorithm } from '../algorithms/index.js';
-import type { TableDistribution } from '../plan/plan.js';
 import { NO_COLOCATION, type Colocation, type ColumnPair } from './colocation.js';
+
+/** Where a table's rows live: spread over the shards, copied to every shard, or on the default shard only. */
+export type TableDistribution = 'sharded' | 'broadcast' | 'unsharded';
 
 /** How one sharded table is partitioned. */
 export interface ShardKeyRule {

@@ -3,6 +3,9 @@ import { ShardingError } from '../errors/index.js';
 import { shardFailure } from '../execute/shard-failure.js';
 import type { ShardTarget } from '../execute/shard-target.js';
 import type { SqlDialect } from '../parameterize/index.js';
+import type { TransactionControl } from '../plan/transaction-control.js';
+
+export type { TransactionControl };
 
 /** A statement replayed on a shard that joins a transaction late (isolation level, savepoints). */
 interface SessionStatement {
@@ -208,16 +211,6 @@ export class ShardSession {
     throw shardFailure(failure.cause, { shard: failure.shard, physicalQuery: statement.sql, physicalParameters: statement.parameters });
   }
 }
-
-/** Transaction-control statements the session understands. */
-export type TransactionControl =
-  | 'set-isolation'
-  | 'begin'
-  | 'savepoint'
-  | 'release-savepoint'
-  | 'rollback-to-savepoint'
-  | 'commit'
-  | 'rollback';
 
 function savepointName(sql: string): string | undefined {
   const m = /SAVEPOINT\s+[`"]?(\w+)/i.exec(sql);

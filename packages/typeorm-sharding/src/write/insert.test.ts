@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parameterize, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
 import { fakeRules } from '../plan/testing/fake-rules.js';
-import { insertHeadOf, insertRowsOf } from './insert-rows.js';
+import { insertHeadOf } from '../plan/insert-head.js';
+import { insertRowsOf } from './insert-rows.js';
 import { rewriteInsert } from './rewrite-insert.js';
 import { MissingShardKeyError, routeInsert } from './route-insert.js';
 

@@ -13,6 +13,7 @@ import { analyze } from '../plan/analyze.js';
 import type { CompoundPlan } from '../plan/compound-plan.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
 import type { Plan, PulledSubqueriesPlan, SelectPlan, WhereExistsPlan, WritePlan } from '../plan/plan.js';
+import { isDeepPage, paginationOf, rowsPerInput, type Pagination } from '../plan/pagination.js';
 import { rewriteUnit } from '../rewrite/rewrite-select.js';
 import { forDatabase, qualifiedTemplate, type QualifiedTemplate } from '../rewrite/qualified-template.js';
 import { coalesce } from '../rewrite/coalesce.js';
@@ -73,7 +74,7 @@ export interface ExplainedStatement {
 type Work =
   | { readonly kind: 'session'; readonly plan: Extract<Plan, { kind: 'session' }> }
   /** A read: `merge` is defined exactly when the rows come from several shards (several statements, or one coalesced). */
-  | { readonly kind: 'rows'; readonly statements: readonly PhysicalStatement[]; readonly merge: MergeSpec | undefined; readonly plan?: SelectPlan }
+  | { readonly kind: 'rows'; readonly statements: readonly PhysicalStatement[]; readonly merge: MergeSpec | undefined; readonly plan?: SelectPlan; readonly page?: Pagination | undefined }
   | {
       readonly kind: 'writes';
       readonly statements: readonly PhysicalStatement[];
@@ -175,7 +176,7 @@ export class ShardingEngine {
       return work.copies ? copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies) : writesResult(results, this.dialect, work.rowsOf);
     }
     const { merge } = work;
-    if (merge && this.shouldStream(merge) && this.canStream(work.statements, session)) {
+    if (merge && this.shouldStream(work.page) && this.canStream(work.statements, session)) {
       const inputs = streamStatements(work.statements, this.targets, session, this.executor);
       return rowsResult(await collectRows(buildMerge(merge, inputs)));
     }
@@ -215,9 +216,8 @@ export class ShardingEngine {
    * Deep pages are streamed (MySQL): each shard is sent LIMIT offset+count and only a few
    * rows per shard are held while the merge skips the offset.
    */
-  private shouldStream(merge: MergeSpec): boolean {
-    if (this.dialect !== 'mysql' || !merge.limit) return false;
-    return merge.limit.offset + (merge.limit.count ?? Infinity) > (this.settings.streamThreshold ?? 1000);
+  private shouldStream(page: Pagination | undefined): boolean {
+    return this.dialect === 'mysql' && isDeepPage(page, this.settings.streamThreshold ?? 1000);
   }
 
   /**
@@ -294,15 +294,16 @@ export class ShardingEngine {
       }
       case 'select': {
         const template = perServer && plan.tableReferences !== undefined ? this.templateOf(p, { kind: 'select', references: plan.tableReferences }) : undefined;
-        const statements = this.forShards(this.routeAndRewrite(template?.p ?? p, plan), template);
-        const merge = statements.length > 1 ? bindMerge(plan, p, this.dialect) : undefined;
-        if (!merge || !perServer) return { kind: 'rows', statements, merge, plan };
-        return { kind: 'rows', ...this.coalesced(statements, merge, plan), plan };
+        const page = paginationOf(plan.limit, plan.pushLimit, p);
+        const statements = this.forShards(this.routeAndRewrite(template?.p ?? p, plan, page), template);
+        const merge = statements.length > 1 ? bindMerge(plan, p, this.dialect, page) : undefined;
+        if (!merge || !perServer) return { kind: 'rows', statements, merge, plan, page };
+        return { kind: 'rows', ...this.coalesced(statements, merge, plan, page), plan, page };
       }
     }
   }
 
-  private routeAndRewrite(p: ParameterizedSql, plan: SelectPlan | WritePlan): PhysicalStatement[] {
+  private routeAndRewrite(p: ParameterizedSql, plan: SelectPlan | WritePlan, page?: Pagination): PhysicalStatement[] {
     const rule = this.rules.ruleOf(plan.table)!;
     if (plan.kind === 'write') checkKeyAssignment(plan, p, rule.shardKey!);
     const route = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings);
@@ -328,7 +329,7 @@ export class ShardingEngine {
       dialect: this.dialect,
       scatter,
       limit: plan.kind === 'select' ? plan.limit : undefined,
-      dropLimit: plan.kind === 'select' && !plan.pushLimit,
+      page,
       cutHaving: plan.kind === 'select' && plan.cutHaving,
       shardHaving: plan.kind === 'select' ? plan.shardHaving : undefined,
       derivedColumns: plan.kind === 'select' ? plan.derivedColumns : [],
@@ -362,15 +363,15 @@ export class ShardingEngine {
    * compares it (text weights of a PAD SPACE collation), the server's rows come unsorted and
    * the merge sorts them in memory.
    */
-  private coalesced(statements: PhysicalStatement[], merge: MergeSpec, plan: SelectPlan): { statements: PhysicalStatement[]; merge: MergeSpec } {
+  private coalesced(statements: PhysicalStatement[], merge: MergeSpec, plan: SelectPlan, page: Pagination | undefined): { statements: PhysicalStatement[]; merge: MergeSpec } {
     const settings = this.settings.coalesce;
     // A deep page streams each shard's rows into the merge, which stops reading at the page's
     // end; one UNION ALL would make the server sort every shard's offset + count rows first.
-    if (!settings || statements.length < 2 || !plan.unionSafe || this.shouldStream(merge)) return { statements, merge };
+    if (!settings || statements.length < 2 || !plan.unionSafe || this.shouldStream(page)) return { statements, merge };
     const order = inputOrderOf(merge);
     const sortable = order === undefined || order.every((k) => UNION_SORTABLE.has(k.type ?? 'auto'));
-    const limit = merge.limit;
-    const rowLimit = plan.pushLimit && limit?.count !== undefined && (order === undefined ? merge.kind === 'concat' : sortable) ? BigInt(limit.offset) + BigInt(limit.count) : undefined;
+    const rows = page && rowsPerInput(page);
+    const rowLimit = rows !== undefined && (order === undefined ? merge.kind === 'concat' : sortable) ? rows : undefined;
     const out = coalesce(statements, {
       serverOf: (shard) => this.targets[shard]!.server,
       maxBranches: settings.maxBranches,

@@ -272,7 +272,7 @@ describe('rewriteUnit with hand-made contexts', () => {
     dialect,
     scatter: true,
     limit: undefined,
-    dropLimit: false,
+    page: undefined,
     cutHaving: false,
     derivedColumns: [],
     extraGroupBy: [],

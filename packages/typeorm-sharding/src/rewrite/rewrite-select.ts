@@ -2,6 +2,7 @@ import { ShardingInternalError } from '../errors/index.js';
 import type { ParameterizedSql, SqlDialect, ValueSlot } from '../parameterize/index.js';
 import { spliceSql } from '../parameterize/index.js';
 import type { DerivedColumn, LimitPlan } from '../plan/plan.js';
+import { shardRowCount, type Pagination } from '../plan/pagination.js';
 import type { PrintedSql } from '../plan/print-sql.js';
 import { selectItemSpans } from '../plan/select-item-names.js';
 import type { RouteUnit } from '../route/index.js';
@@ -14,9 +15,9 @@ export interface RewriteContext {
   readonly dialect: SqlDialect;
   /** True when several physical statements run: LIMIT and derived columns are then needed. */
   readonly scatter: boolean;
+  /** The statement's LIMIT slots and its page (see `plan/pagination.ts`); undefined without LIMIT. */
   readonly limit: LimitPlan | undefined;
-  /** Remove the LIMIT altogether (groups may span shards: every shard must send all its groups). */
-  readonly dropLimit: boolean;
+  readonly page: Pagination | undefined;
   /** Remove the outer HAVING: groups span shards and the merge evaluates it on whole groups. */
   readonly cutHaving: boolean;
   /** With `cutHaving`: the HAVING the shards keep instead (terms over group keys only). */
@@ -33,11 +34,6 @@ interface Edit {
   end: number;
   text: string;
 }
-
-/** Largest row count each dialect accepts as "no limit". */
-const NO_LIMIT: Record<SqlDialect, string> = { mysql: '18446744073709551615', sqlite: '-1' };
-/** Largest row count each dialect accepts as a number. */
-const MAX_LIMIT: Record<SqlDialect, string> = { mysql: '18446744073709551615', sqlite: '9223372036854775807' };
 
 /**
  * Writes the physical statement of one route unit by splicing the original text: pruned IN
@@ -67,16 +63,9 @@ export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext): PhysicalState
     }
   }
 
-  if (ctx.scatter && ctx.limit) {
-    const count = p.slots[ctx.limit.countSlot]!;
-    const offset = ctx.limit.offsetSlot === undefined ? undefined : p.slots[ctx.limit.offsetSlot]!;
-    // SQLite writes skip-without-take as `LIMIT -1 OFFSET n`: a negative count means no limit.
-    const unlimited = ctx.dropLimit || BigInt(String(count.value)) < 0n;
-    const sum = BigInt(String(count.value)) + BigInt(String(offset?.value ?? 0));
-    // offset+count may pass the dialect's "no limit" value (MySQL's 2^64-1 idiom): cap it there.
-    const newCount = unlimited || sum > BigInt(MAX_LIMIT[ctx.dialect]) ? NO_LIMIT[ctx.dialect] : sum.toString();
-    setSlot(count, newCount, edits, replacedParams);
-    if (offset) setSlot(offset, '0', edits, replacedParams);
+  if (ctx.scatter && ctx.limit && ctx.page) {
+    setSlot(p.slots[ctx.limit.countSlot]!, shardRowCount(ctx.page, ctx.dialect), edits, replacedParams);
+    if (ctx.limit.offsetSlot !== undefined) setSlot(p.slots[ctx.limit.offsetSlot]!, '0', edits, replacedParams);
   }
 
   const insertions = new Map<number, unknown[]>();

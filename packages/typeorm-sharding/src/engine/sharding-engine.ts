@@ -14,8 +14,8 @@ import type { CompoundPlan } from '../plan/compound-plan.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
 import type { Plan, PulledSubqueriesPlan, SelectPlan, WhereExistsPlan, WritePlan } from '../plan/plan.js';
 import { isDeepPage, paginationOf, rowsPerInput, type Pagination } from '../plan/pagination.js';
-import { rewriteUnit } from '../rewrite/rewrite-select.js';
-import { forDatabase, qualifiedTemplate, type QualifiedTemplate } from '../rewrite/qualified-template.js';
+import { rewriteUnits, unitStatement, type Addressing } from '../rewrite/rewriter.js';
+import { QualificationSites, type AddressShape } from '../rewrite/tokens/qualify.js';
 import { coalesce } from '../rewrite/coalesce.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import { checkKeyAssignment, routeByKey, type RouteSettings } from '../route/index.js';
@@ -23,7 +23,7 @@ import { schemaObjectProbe } from '../route/schema-object-probe.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { insertRowsOf } from '../write/insert-rows.js';
-import { rewriteInsert } from '../write/rewrite-insert.js';
+import { insertRowTokens } from '../write/rewrite-insert.js';
 import { routeInsert } from '../write/route-insert.js';
 import { bindMerge } from './bind-merge.js';
 import { copiesResult, type CopiesStatement } from './copies-result.js';
@@ -282,20 +282,17 @@ export class ShardingEngine {
         return { kind: 'compound', plan, p };
       case 'insert': {
         const rule = this.rules.ruleOf(plan.table)!;
-        const template = this.templateOf(p, { kind: 'write' });
-        const q = template?.p ?? p;
-        const rows = insertRowsOf(q, this.dialect);
-        const units = routeInsert(q, rows, plan.keyColumnIndex!, rule.shardKey!, plan.table);
-        return { kind: 'writes', statements: this.forShards(units.map((u) => rewriteInsert(q, rows, u)), template), sequential: false, rowsOf: units.map((u) => u.rows) };
+        const addressing = this.addressingOf(p, { kind: 'write' });
+        const rows = insertRowsOf(p, this.dialect);
+        const units = routeInsert(p, rows, plan.keyColumnIndex!, rule.shardKey!, plan.table);
+        return { kind: 'writes', statements: units.map((u) => unitStatement(u.shard, p, insertRowTokens(p, rows, u), { addressing })), sequential: false, rowsOf: units.map((u) => u.rows) };
       }
-      case 'write': {
-        const template = this.templateOf(p, { kind: 'write' });
-        return { kind: 'writes', statements: this.forShards(this.routeAndRewrite(template?.p ?? p, plan), template), sequential: false };
-      }
+      case 'write':
+        return { kind: 'writes', statements: this.routeAndRewrite(p, plan, undefined, this.addressingOf(p, { kind: 'write' })), sequential: false };
       case 'select': {
-        const template = perServer && plan.tableReferences !== undefined ? this.templateOf(p, { kind: 'select', references: plan.tableReferences }) : undefined;
+        const addressing = perServer && plan.tableReferences !== undefined ? this.addressingOf(p, { kind: 'select', references: plan.tableReferences }) : undefined;
         const page = paginationOf(plan.limit, plan.pushLimit, p);
-        const statements = this.forShards(this.routeAndRewrite(template?.p ?? p, plan, page), template);
+        const statements = this.routeAndRewrite(p, plan, page, addressing);
         const merge = statements.length > 1 ? bindMerge(plan, p, this.dialect, page) : undefined;
         if (!merge || !perServer) return { kind: 'rows', statements, merge, plan, page };
         return { kind: 'rows', ...this.coalesced(statements, merge, plan, page), plan, page };
@@ -303,13 +300,13 @@ export class ShardingEngine {
     }
   }
 
-  private routeAndRewrite(p: ParameterizedSql, plan: SelectPlan | WritePlan, page?: Pagination): PhysicalStatement[] {
+  private routeAndRewrite(p: ParameterizedSql, plan: SelectPlan | WritePlan, page: Pagination | undefined, addressing: Addressing | undefined): PhysicalStatement[] {
     const rule = this.rules.ruleOf(plan.table)!;
     if (plan.kind === 'write') checkKeyAssignment(plan, p, rule.shardKey!);
     const route = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings);
     if (route.kind === 'nowhere') {
       // Nothing can match, but `SELECT COUNT(*) …` still answers one row (0, NULLs): any shard gives it.
-      return plan.kind === 'select' && plan.globalAggregate ? [{ shard: 0, sql: p.sql, parameters: p.parameters }] : [];
+      return plan.kind === 'select' && plan.globalAggregate ? [unitStatement(0, p, [], { addressing })] : [];
     }
     const scatter = route.units.length > 1;
     if (scatter && plan.kind === 'write' && plan.limited) {
@@ -335,27 +332,24 @@ export class ShardingEngine {
       derivedColumns: plan.kind === 'select' ? plan.derivedColumns : [],
       extraGroupBy: plan.kind === 'select' ? plan.extraGroupBy : [],
       itemAliases: plan.kind === 'select' ? plan.itemAliases : [],
+      addressing,
+      exactIntegers: scatter && plan.kind === 'select' && plan.exactIntegers,
     };
-    const statements = route.units.map((unit) => rewriteUnit(unit, ctx));
-    return scatter && plan.kind === 'select' && plan.exactIntegers ? statements.map((s) => ({ ...s, exactIntegers: true })) : statements;
+    return rewriteUnits(route.units, ctx);
   }
 
   /**
-   * MySQL: the statement with a placeholder database before each of its tables, when they can
-   * all be found (see `rewrite/qualified-template.ts`); undefined on SQLite.
+   * MySQL: where the statement's tables are to be named with each shard's database, when they
+   * can all be found (see `rewrite/tokens/qualify.ts`); undefined on SQLite.
    */
-  private templateOf(p: ParameterizedSql, shape: Parameters<typeof qualifiedTemplate>[1]): QualifiedTemplate | undefined {
+  private addressingOf(p: ParameterizedSql, shape: AddressShape): Addressing | undefined {
     if (this.dialect !== 'mysql' || this.targets[0]?.database === undefined) return undefined;
-    return qualifiedTemplate(p, shape, this.isTable);
+    const sites = this.qualification.of(p, shape);
+    return sites && { sites, databaseOf: this.databaseOf };
   }
 
-  private readonly isTable = (name: string): boolean => this.rules.ruleOf(name) !== undefined;
-
-  /** Statements written from a template, for their shards' databases (qualified); others as they are. */
-  private forShards(statements: PhysicalStatement[], template: QualifiedTemplate | undefined): PhysicalStatement[] {
-    if (!template) return statements;
-    return statements.map((s) => ({ ...s, sql: forDatabase(s.sql, this.targets[s.shard]!.database!), qualified: true }));
-  }
+  private readonly qualification = new QualificationSites((name) => this.rules.ruleOf(name) !== undefined);
+  private readonly databaseOf = (shard: number): string => this.targets[shard]!.database!;
 
   /**
    * One round trip per server for a scattered read (see `rewrite/coalesce.ts`). When the merge

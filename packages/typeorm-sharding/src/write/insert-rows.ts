@@ -1,4 +1,4 @@
-import { lex, TokenBuffer, TokenKind } from '../parameterize/lexer.js';
+import { lexedOf, MemoKey, memoOf, TokenKind } from '../parameterize/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 
 /** One `( … )` row of `INSERT … VALUES`. */
@@ -16,12 +16,17 @@ export interface InsertRows {
   readonly rows: readonly InsertRow[];
 }
 
-const tokens = new TokenBuffer();
+const ROWS: Record<SqlDialect, MemoKey<InsertRows>> = { mysql: new MemoKey('insert rows mysql'), sqlite: new MemoKey('insert rows sqlite') };
 
 
-/** Cuts the VALUES part of an INSERT into rows and items. */
+/** Cuts the VALUES part of an INSERT into rows and items (once per text). */
 export function insertRowsOf(p: ParameterizedSql, dialect: SqlDialect): InsertRows {
-  const count = lex(p.sql, dialect, tokens);
+  return memoOf(p).get(ROWS[dialect], () => cutRows(p, dialect));
+}
+
+function cutRows(p: ParameterizedSql, dialect: SqlDialect): InsertRows {
+  const tokens = lexedOf(p, dialect);
+  const count = tokens.count;
   const rows: InsertRow[] = [];
   let depth = 0;
   let inValues = false;

@@ -1,6 +1,6 @@
 import type { ParameterizedSql, SqlDialect } from '../../parameterize/index.js';
 import type { SelectPlan, WritePlan } from '../../plan/plan.js';
-import type { RewriteContext } from '../rewrite-select.js';
+import type { RewriteContext } from '../rewriter.js';
 import { paginationOf } from '../../plan/pagination.js';
 
 /** The rewrite context the engine builds for a routed plan (kept in one place for the tests). */

@@ -27,6 +27,77 @@ const BOTH = ['sqlite', 'mariadb'] as const;
 
 const REGRESSIONS: readonly Regression[] = [
   {
+    found: 'ORDER BY MIN(set) under GROUP BY the primary key: MariaDB reads MIN(col) + 0 as 0 there, so the merge numbers the value from its labels (NULL stays NULL)',
+    sql: 'SELECT MAX(f.tm) AS m, SUM(COALESCE(f.ratio, 0)) AS s, f.id FROM shape_facts f GROUP BY f.id ORDER BY 1 DESC, MIN(f.tags) ASC, f.id DESC',
+    on: ['mariadb'],
+    ordered: true,
+  },
+  {
+    found: 'ORDER BY MIN(enum) DESC under GROUP BY the primary key (position from the labels)',
+    sql: 'SELECT f.id, MIN(f.kind) AS k FROM shape_facts f GROUP BY f.id ORDER BY MIN(f.kind) DESC, f.id LIMIT 30',
+    on: ['mariadb'],
+    ordered: true,
+  },
+  {
+    found: 'an expression over SUM of a quotient shows the quotient\'s places (was the 30 digits it is summed with)',
+    sql: 'SELECT (SUM((f.price / f.qty)) + COUNT(DISTINCT f.flags)) AS r FROM shape_facts f',
+    on: ['mariadb'],
+  },
+  {
+    found: 'a group whose first partial row has NULL for a computed item still shows the driver\'s form (MAX of a quotient + 1)',
+    sql: 'SELECT f.grp, (SUM((f.price / f.qty)) + COUNT(DISTINCT f.flags)) AS r, MAX(f.price / 3) + 1 AS u FROM shape_facts f GROUP BY f.grp ORDER BY f.grp',
+    on: ['mariadb'],
+    ordered: true,
+  },
+  {
+    found: "an aggregate-free part of an expression is computed by the shards (SQLite compares a REAL with '9.99' by its affinity)",
+    sql: "SELECT MIN(f.qty) AS m, (f.price BETWEEN '9.99' AND '100.00') AS b, (MIN(f.qty) + (f.price BETWEEN '9.99' AND '100.00')) AS hi1, f.bin FROM shape_facts f GROUP BY 2, f.bin ORDER BY hi1 DESC, 2 DESC, 4 DESC LIMIT 0, 8",
+    on: BOTH,
+    ordered: true,
+  },
+  {
+    found: 'HAVING NULLIF(COUNT(*), 0) >= ?: MariaDB finds no group; refused rather than answered otherwise',
+    sql: 'SELECT f.kind, COUNT(*) AS n FROM shape_facts f GROUP BY f.kind HAVING NULLIF(COUNT(*), 0) > ? ORDER BY f.kind',
+    parameters: [-1],
+    on: ['mariadb'],
+    refused: true,
+  },
+  {
+    found: 'AVG(DISTINCT bytes) on SQLite: refused at the merge (was MergeValueError)',
+    sql: 'SELECT ((COUNT(*) * 1) + AVG(DISTINCT d.v1)) AS hi3 FROM (SELECT f.bin AS v1 FROM shape_facts f WHERE f.bin IS NOT NULL) d',
+    on: ['sqlite'],
+    refused: true,
+  },
+  {
+    found: 'AVG / SUM / COUNT(DISTINCT quotient): the server keeps each value at the quotient\'s shown scale (was a RangeError, then full-precision sums)',
+    sql: 'SELECT l.price, AVG(DISTINCT (l.qty / f.qty)) AS a, SUM(DISTINCT l.qty / f.qty) AS s, COUNT(DISTINCT l.qty / f.qty) AS c FROM shape_facts f JOIN shape_lines l ON l.factId = f.id GROUP BY l.price',
+    on: ['mariadb'],
+  },
+  {
+    found: 'COUNT(DISTINCT COALESCE(text, literal)): which texts are one is the collation\'s; its type is unknown, so refused (was counted byte-wise: 11 for 8)',
+    sql: "SELECT COUNT(DISTINCT COALESCE(f.title, 'none')) AS n FROM shape_facts f",
+    on: ['mariadb'],
+    refused: true,
+  },
+  {
+    found: "HAVING COALESCE(MAX(text), 'none') = 'Apple' compares under the column's collation: refused (was compared byte-wise: 1 row for 6)",
+    sql: "SELECT f.grp, f.yr FROM shape_facts f GROUP BY f.grp, f.yr HAVING COALESCE(MAX(f.title), 'none') = 'Apple' ORDER BY f.yr, f.grp",
+    on: ['mariadb'],
+    refused: true,
+  },
+  {
+    found: 'CASE over SUM(qty - 1), a number of unknown class, beside a DECIMAL: refused (was evaluated as DOUBLE)',
+    sql: 'SELECT l.price AS v1, (SUM(f.yr) / CASE WHEN NOT (COUNT(l.price) > 1) THEN SUM((f.qty - 1)) ELSE COUNT(DISTINCT f.flags) END) AS hi2 FROM shape_facts f JOIN shape_lines l ON l.factId = f.id GROUP BY v1',
+    on: ['mariadb'],
+    refused: true,
+  },
+  {
+    found: 'SUM of an integer column is a DECIMAL of scale 0: a quotient over it shows 4 places',
+    sql: 'SELECT f.grp, SUM(f.qty) / COUNT(*) AS q FROM shape_facts f GROUP BY f.grp ORDER BY f.grp',
+    on: BOTH,
+    ordered: true,
+  },
+  {
     found: 'key = 2.5 names no key: every shard is asked (was InvalidShardKeyError), none has the row',
     sql: 'SELECT f.id, f.qty FROM shape_facts f WHERE (f.id IN (?, ?, 2.5, ?) OR f.id = 2.5) ORDER BY f.id ASC',
     parameters: [7, 12, 9],

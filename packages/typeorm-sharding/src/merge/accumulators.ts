@@ -45,18 +45,33 @@ export function createAggregateState(specs: readonly AggregateSpec[]): Aggregate
   const derived = new Set(specs.flatMap(derivedColumnsOf).filter((column) => !aliases.has(column)));
   // The first non-NULL partial of each aggregate: the driver's form of its column.
   const partials: unknown[] = specs.map(() => null);
+  // Other columns NULL in the group's first row, with the first non-NULL value seen since: a
+  // computed item's partial tells the driver's form of its merged value (`merge/compute.ts`).
+  let filled: Row | undefined;
+  let missing: string[] = [];
   return {
     add(row) {
       for (const accumulator of accumulators) accumulator.add(row);
       specs.forEach((spec, i) => {
         if (partials[i] === null || partials[i] === undefined) partials[i] = row[spec.alias];
       });
+      if (filled === undefined) {
+        filled = {};
+        for (const column in row) if (row[column] === null && !aliases.has(column) && !derived.has(column)) missing.push(column);
+      } else if (missing.length > 0) {
+        missing = missing.filter((column) => {
+          const value = row[column];
+          if (value === null || value === undefined) return true;
+          filled![column] = value;
+          return false;
+        });
+      }
     },
     finish(template) {
       const out: Row = {};
       if (template !== undefined) {
         for (const column in template) {
-          if (!derived.has(column)) out[column] = template[column];
+          if (!derived.has(column)) out[column] = template[column] ?? filled?.[column] ?? template[column];
         }
       }
       specs.forEach((spec, i) => {

@@ -8,6 +8,7 @@ import { read } from './accumulators.js';
 import { canonicalValueKey } from './canonical-key.js';
 import { createValueComparator, isSqlNull } from '../values/compare-values.js';
 import { divideDecimal, formatDecimal, type ScaledDecimal } from '../values/decimal.js';
+import { UnsupportedShardingError } from '../errors/index.js';
 import { MergeValueError, showValue } from './merge-error.js';
 import { exactOf, representLike, scaleOfText } from './represent-like.js';
 import type { Row } from './row.js';
@@ -32,7 +33,12 @@ function exactSum(values: readonly unknown[]): { total: ScaledDecimal; floating:
   for (const value of values) {
     if (typeof value === 'number' && !Number.isInteger(value)) floating = true;
     const d = exactOf(value);
-    if (d === undefined) throw new MergeValueError(`cannot add ${showValue(value)} to a sum`);
+    if (d === undefined) {
+      throw new UnsupportedShardingError(
+        `SUM / AVG(DISTINCT …) over several shards of a value that is no number (${showValue(value)}): the database converts text and bytes by its own rules; CAST the argument to a number.`,
+        { stage: 'merge' },
+      );
+    }
     const scale = Math.max(total.scale, d.scale);
     total = { unscaled: total.unscaled * 10n ** BigInt(scale - total.scale) + d.unscaled * 10n ** BigInt(scale - d.scale), scale };
   }
@@ -60,7 +66,13 @@ const sumDistinct: AccumulatorFactories<'SUM_DISTINCT'>['SUM_DISTINCT'] = (spec)
 const avgDistinct: AccumulatorFactories<'AVG_DISTINCT'>['AVG_DISTINCT'] = (spec) =>
   overDistinctValues(spec, ({ total, floating }, count, partial) => {
     if (floating || typeof partial !== 'string') return Number(formatDecimal(total)) / count;
-    const quotient = divideDecimal(total, BigInt(count), (scaleOfText(partial) ?? total.scale + (spec.scaleIncrement ?? 4)) - total.scale);
+    const scale = scaleOfText(partial) ?? total.scale + (spec.scaleIncrement ?? 4);
+    // The values may carry more digits than the result shows (quotients sent at full
+    // precision): total / (count · 10^(its extra digits)), rounded once at the shown scale.
+    const quotient =
+      scale >= total.scale
+        ? divideDecimal(total, BigInt(count), scale - total.scale)
+        : divideDecimal({ unscaled: total.unscaled, scale }, BigInt(count) * 10n ** BigInt(total.scale - scale), 0);
     return representLike(quotient, partial);
   });
 

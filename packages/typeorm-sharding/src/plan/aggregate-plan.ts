@@ -68,11 +68,15 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
   /** The SQL of the value that decides when two values of the argument are one (the server's key where it computes one). */
   const sameKey = argOrder.kind === 'exact' && argOrder.order.key ? argOrder.order.key : undefined;
   const isText = argOrder.kind === 'exact' && argOrder.order.type === 'mysql-weight';
+  /** Which values of the argument are one is not known (a constant argument has one value: no question). */
+  const unknownSameness = argOrder.kind === 'refused' && someNode(arg, (n) => n.kind === 'column');
   /** The values of the argument, grouped on the shards, with the key that decides their sameness. */
   const valuesOf = (): { valuesAlias: string; sameAlias: string | undefined } => {
     ctx.groupByValue(arg, printedArg);
     const value = valueOf(arg);
-    const valuesAlias = ctx.derive(value(exactArg), 'value');
+    // A DISTINCT aggregate keeps each value as a field of the argument's type (a quotient at
+    // its shown scale), so the shards send the values as the server shows them.
+    const valuesAlias = ctx.derive(value(printedArg), 'value');
     return { valuesAlias, sameAlias: sameKey ? ctx.derive(value({ text: sameKey(printedArg.text), slots: printedArg.slots }), 'value') : undefined };
   };
   const checked = (spec: AggregateSpec, column: string | undefined): AggregateSpec | { problem: string } =>
@@ -82,6 +86,8 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
     case 'COUNT': {
       if (!node.distinct || (ctx.isShardKey(arg) && !ctx.groupsByValues)) return checked({ alias, fn: 'COUNT' }, self());
       // Each distinct value is counted once, wherever it occurs: the shards send the values.
+      // Which values are one is the server's to say (collations, numbers as text …): unknown, refused.
+      if (unknownSameness) return { problem: argOrder.reason };
       const { valuesAlias, sameAlias } = valuesOf();
       const collation = argOrder.kind === 'exact' && !sameKey ? argOrder.order.collation : 'binary';
       return { alias, fn: 'COUNT_DISTINCT', valuesAlias: sameAlias ?? valuesAlias, ...(collation !== 'binary' ? { collation } : {}) };
@@ -90,6 +96,7 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
     case 'AVG': {
       if (node.distinct) {
         if (isText) return { problem: `${name}(DISTINCT …) of text` };
+        if (unknownSameness) return { problem: argOrder.reason };
         const { valuesAlias, sameAlias } = valuesOf();
         // A numeric key (FLOAT's exact `col + 0e0`) is the value itself, exactly.
         return { alias, fn: name === 'SUM' ? 'SUM_DISTINCT' : 'AVG_DISTINCT', valuesAlias: sameAlias ?? valuesAlias };
@@ -121,6 +128,7 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
       if (ctx.dialect !== 'mysql' || node.distinct) break;
       return checked({ alias, fn: name }, self());
     case 'GROUP_CONCAT':
+      if (node.distinct && unknownSameness) return { problem: argOrder.reason };
       return ctx.dialect === 'mysql' ? planGroupConcat(node, alias, printedArg, sameKey, ctx) : { problem: 'group_concat() over several shards (SQLite does not define its order)' };
     default:
       if (VARIANCES.has(name) && ctx.dialect === 'mysql' && !node.distinct) {

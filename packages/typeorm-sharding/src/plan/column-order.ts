@@ -68,6 +68,8 @@ export interface ColumnFacts {
   readonly version?: string;
   /** Property name, for messages. */
   readonly name: string;
+  /** ENUM / SET labels as the entity declares them (TypeORM's `enum` option). */
+  readonly labels?: readonly string[];
 }
 
 /** The order of values that come from no entity column (expressions, aggregates): compared by their JavaScript types. */
@@ -135,6 +137,7 @@ export function columnFactsOf(column: ColumnMetadata, dialect: SqlDialect): Colu
     name: column.propertyName ?? column.databaseName,
     ...(column.collation === undefined ? {} : { collation: column.collation }),
     ...(version === undefined ? {} : { version }),
+    ...(Array.isArray(column.enum) ? { labels: column.enum.map(String) } : {}),
   };
 }
 
@@ -272,11 +275,15 @@ const MYSQL_ORDERS: Readonly<Record<MysqlFamily, (facts: ColumnFacts) => ColumnO
   // the server's number stays right when the table was declared otherwise (a migration that
   // reordered or added labels, `synchronize` off) and for the '' error value (position 0).
   // The only cost is one integer per row.
-  enum: () => ({
+  //
+  // `MIN(col) + 0` is not the number of MIN's value in every plan: MariaDB 10.11 answers 0 (the
+  // text read as a number) under GROUP BY the primary key. MIN/MAX's result is numbered from
+  // the declared labels instead (FIELD / FIND_IN_SET), where the entity lists them.
+  enum: (facts) => ({
     kind: 'exact',
     order: { ...numericValue, key: (c) => `(${c} + 0)` },
-    extreme: { ...weights, key: (fn, c) => mysqlWeightKey(`${fn}(${c})`), result: { ...numericValue, key: (fn, c) => `(${fn}(${c}) + 0)` } },
-    rule: 'ENUM/SET: declaration position / bit mask, `col + 0`; MIN/MAX by text weights, their result by position',
+    extreme: { ...weights, key: (fn, c) => mysqlWeightKey(`${fn}(${c})`), result: { ...numericValue, key: (fn, c) => labelNumber(`${fn}(${c})`, facts) } },
+    rule: 'ENUM/SET: declaration position / bit mask, `col + 0`; MIN/MAX by text weights, their result by position (from the declared labels)',
   }),
   // Buffers compare byte-wise, as BINARY/VARBINARY/BLOB do (binary strings have no pad).
   binary: () => ({ kind: 'exact', order: bytesValue, extreme: bytesValue, rule: 'bytes' }),
@@ -299,4 +306,14 @@ function uuidSwapsAll(version: string | undefined): boolean {
   const fixed = fixedAt[`${major}.${minor}`];
   if (fixed !== undefined) return patch < fixed;
   return major === 10;
+}
+
+/** The number of an ENUM / SET value (`value` is SQL), from the declared labels; `value + 0` when they are not known or not plain. */
+function labelNumber(value: string, facts: ColumnFacts): string {
+  const labels = facts.labels;
+  if (!labels || labels.length === 0 || labels.some((l) => /['\\]/.test(l))) return `(${value} + 0)`;
+  const quoted = labels.map((l) => `'${l}'`);
+  // FIELD and FIND_IN_SET answer 0 for NULL: NULL must stay NULL (it orders first).
+  const number = facts.type !== 'set' ? `FIELD(${value}, ${quoted.join(', ')})` : quoted.map((l, i) => `IF(FIND_IN_SET(${l}, ${value}), ${(1n << BigInt(i)).toString()}, 0)`).join(' + ');
+  return `IF(${value} IS NULL, NULL, ${number})`;
 }

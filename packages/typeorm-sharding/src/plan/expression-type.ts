@@ -174,7 +174,9 @@ export class ExpressionTyper {
       case 'SUM':
         if (sqlite) return { kind: 'dynamic' };
         if (argType.kind !== 'number') return argType.kind === 'unknown' ? UNKNOWN : REAL;
-        return argType.class === 'real' ? REAL : { kind: 'number', class: 'decimal', ...(argType.scale !== undefined ? { scale: argType.scale } : {}) };
+        if (argType.class === 'real') return REAL;
+        if (argType.class === 'int') return { kind: 'number', class: 'decimal', scale: 0 };
+        return { kind: 'number', class: 'decimal', ...(argType.scale !== undefined ? { scale: argType.scale } : {}) };
       case 'AVG':
         if (sqlite) return REAL;
         if (argType.kind !== 'number') return argType.kind === 'unknown' ? UNKNOWN : REAL;

@@ -6,9 +6,12 @@ import { EVALUATED_FUNCTIONS, EVALUATED_OPERATORS, type LeafType, type ScalarExp
 import type { SqlDialect } from '../parameterize/index.js';
 import type { ExprType } from './expression-type.js';
 import type { SqlNode } from './sql-node.js';
+import { someNode } from './sql-tree.js';
 
 /** Where a leaf of the expression is found in the merged row, or why it cannot be. */
-export type LeafResolver = (node: SqlNode) => { readonly column: string; readonly type: ExprType } | { readonly problem: string };
+export type LeafResolver = (
+  node: SqlNode,
+) => { readonly column: string; readonly type: ExprType; /** The column holds more digits than the value shows (a sum of quotients sent at full precision). */ readonly fullPrecision?: boolean } | { readonly problem: string };
 
 /** The evaluator's view of a planner type. */
 export function leafTypeOf(type: ExprType, dialect: SqlDialect): LeafType {
@@ -26,6 +29,9 @@ export function leafTypeOf(type: ExprType, dialect: SqlDialect): LeafType {
   }
 }
 
+/** Functions whose value is one of their arguments' (so a text argument makes a text result). */
+const BRANCHING = new Set(['COALESCE', 'IFNULL', 'NULLIF', 'GREATEST', 'LEAST']);
+
 const COMPARISONS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=', '<=>', 'IN', 'NOT IN', 'BETWEEN', 'NOT BETWEEN']);
 
 /**
@@ -33,16 +39,39 @@ const COMPARISONS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=', '<=>', 'IN',
  * aggregates and columns to result columns; literals, value slots, operators, CASE and the
  * functions of {@link EVALUATED_FUNCTIONS} are evaluated by the merge itself.
  */
-export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDialect): ScalarExpression | { readonly problem: string } {
+export function scalarOf(
+  node: SqlNode,
+  resolve: LeafResolver,
+  dialect: SqlDialect,
+  /** True for an aggregate-free part the shards can compute as a column of their rows (see `visit`). */
+  onShards: (n: SqlNode) => boolean = () => false,
+): ScalarExpression | { readonly problem: string } {
+  /** True when `n` may be a text value on MySQL: a text leaf, or a branching function / CASE that may return one. */
   const textOnMysql = (n: SqlNode): boolean => {
     if (dialect !== 'mysql') return false;
-    if (n.kind === 'aggregate' || n.kind === 'column') {
-      const leaf = resolve(n);
-      return 'type' in leaf && (leaf.type.kind === 'text' || leaf.type.kind === 'column' || leaf.type.kind === 'unknown');
+    switch (n.kind) {
+      case 'aggregate':
+      case 'column': {
+        const leaf = resolve(n);
+        return 'type' in leaf && (leaf.type.kind === 'text' || leaf.type.kind === 'column' || leaf.type.kind === 'unknown');
+      }
+      case 'function':
+        if (n.name === 'IF') return n.args.slice(1).some(textOnMysql);
+        return BRANCHING.has(n.name) && n.args.some(textOnMysql);
+      case 'case':
+        return n.branches.some((b) => textOnMysql(b.then)) || (n.otherwise !== undefined && textOnMysql(n.otherwise));
+      default:
+        return false;
     }
-    return false;
   };
   const visit = (n: SqlNode): ScalarExpression => {
+    // A part without aggregates that reads columns has one value per group: the shards compute
+    // it (a select item or group key already holds it), with the server's own conversions,
+    // affinities and collations (`price BETWEEN '9.99' AND '100'` on SQLite compares numbers).
+    if (n.kind !== 'column' && n.kind !== 'aggregate' && onShards(n)) {
+      const leaf = resolve(n);
+      if (!('problem' in leaf) && !(dialect === 'mysql' && leaf.type.kind === 'unknown')) return { kind: 'column', column: leaf.column, type: leafTypeOf(leaf.type, dialect) };
+    }
     switch (n.kind) {
       case 'aggregate':
       case 'column': {
@@ -57,7 +86,8 @@ export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDiale
         if (dialect === 'mysql' && leaf.type.kind === 'unknown') {
           throw new Unsupported('a value whose SQL type is not known (write it as CAST(… AS SIGNED / DECIMAL))');
         }
-        return { kind: 'column', column: leaf.column, type: leafTypeOf(leaf.type, dialect) };
+        const type = leafTypeOf(leaf.type, dialect);
+        return { kind: 'column', column: leaf.column, type: leaf.fullPrecision && type.scale !== undefined ? { ...type, fullPrecision: true } : type };
       }
       case 'slot':
         return { kind: 'slot', slot: n.slot };
@@ -82,12 +112,15 @@ export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDiale
       }
       case 'function': {
         if (n.window || !EVALUATED_FUNCTIONS[dialect].has(n.name)) throw new Unsupported(`the function ${n.name}()`);
+        if (BRANCHING.has(n.name) || n.name === 'IF') untypedBranches(n.name === 'IF' ? n.args.slice(1) : n.args, `${n.name}()`);
         if (dialect === 'mysql' && n.name === 'ROUND' && n.args[0] && resolveType(n.args[0]) === 'real') {
           throw new Unsupported('ROUND() of a floating-point value (the server rounds doubles its own way)');
         }
         return { kind: 'call', name: n.name, args: n.args.map(visit) };
       }
       case 'case':
+        untypedBranches([...n.branches.map((b) => b.then), ...(n.otherwise ? [n.otherwise] : [])], 'CASE');
+        if (n.operand && textOnMysql(n.operand)) throw new Unsupported('a CASE comparing text values (its collation is applied by the server)');
         return {
           kind: 'case',
           operand: n.operand ? visit(n.operand) : undefined,
@@ -97,6 +130,20 @@ export function scalarOf(node: SqlNode, resolve: LeafResolver, dialect: SqlDiale
       default:
         throw new Unsupported(describeNode(n));
     }
+  };
+  /**
+   * MySQL types CASE / COALESCE / IF by all their branches at once (a DECIMAL and a DOUBLE
+   * branch make a DOUBLE): a branch whose number class is not known (arithmetic with a
+   * literal, `qty - 1`) leaves the result's type unknown.
+   */
+  const untypedBranches = (branches: readonly SqlNode[], what: string): void => {
+    if (dialect !== 'mysql') return;
+    const untyped = branches.some((b) => someNode(b, (x) => (x.kind === 'aggregate' || x.kind === 'column') && resolveClass(x) === 'number'));
+    if (untyped) throw new Unsupported(`${what} over a number whose SQL type is not known (write it as CAST(… AS SIGNED / DECIMAL(p, s)))`);
+  };
+  const resolveClass = (n: SqlNode): string | undefined => {
+    const leaf = resolve(n);
+    return 'type' in leaf ? leafTypeOf(leaf.type, dialect).class : undefined;
   };
   const resolveType = (n: SqlNode): string | undefined => {
     if (n.kind !== 'aggregate' && n.kind !== 'column') return undefined;

@@ -111,7 +111,7 @@ class SelectMergeBuilder {
   private readonly itemAliases: { index: number; alias: string }[] = [];
   private readonly hidden: string[] = [];
   private readonly aggregates: AggregateSpec[] = [];
-  private readonly aggregateColumns: { node: AggregateNode; column: string; type: ExprType; item: number | undefined; shownRounded?: boolean }[] = [];
+  private readonly aggregateColumns: { node: AggregateNode; column: string; type: ExprType; item: number | undefined; shownRounded?: boolean; fullPrecision?: boolean }[] = [];
   private readonly computed: PlannedComputation[] = [];
   private readonly computedColumns = new Map<number, string>();
   private readonly hasStar: boolean;
@@ -205,6 +205,11 @@ class SelectMergeBuilder {
       select.items.forEach((item, index) => {
         if (!someNode(item.expr, (n) => n.kind === 'column' || n.kind === 'aggregate' || n.kind === 'star')) this.compute(item.expr, this.itemColumn(index));
       });
+    }
+    if (dialect === 'mysql' && select.having && someNode(select.having, (n) => n.kind === 'function' && n.name === 'NULLIF' && n.args.some(containsAggregate))) {
+      // MariaDB 10.11 answers `HAVING NULLIF(COUNT(*), 0) >= 2` with no group at all (while
+      // `NULLIF(COUNT(*), 0) >= 2` in the select list is 1): the merge would not follow it.
+      throw new Refused('HAVING NULLIF(aggregate, …): MariaDB evaluates it inconsistently; compare the aggregate itself');
     }
     const { onShards, afterMerge } = this.splitHaving(select.having);
     const having = afterMerge ? this.compiled(afterMerge, 'HAVING') : undefined;
@@ -378,7 +383,7 @@ class SelectMergeBuilder {
   }
 
   /** The result column holding a merged aggregate (a select item's, or a hidden one). */
-  private aggregateColumn(node: AggregateNode, itemIndex?: number): { column: string; type: ExprType; shownRounded?: boolean } {
+  private aggregateColumn(node: AggregateNode, itemIndex?: number): { column: string; type: ExprType; shownRounded?: boolean; fullPrecision?: boolean } {
     // Any column that holds the merged aggregate will do, except for a select item of its own:
     // `SELECT COUNT(*), COUNT(*) AS n` merges both columns.
     const known = this.aggregateColumns.find((a) => sameExpression(a.node, node) && (itemIndex === undefined || a.item === itemIndex));
@@ -417,7 +422,7 @@ class SelectMergeBuilder {
     // A sum kept at full precision beside its shown value: expressions and ORDER BY read the full one, as the server does.
     const valueColumn =
       spec.fn === 'SUM' && spec.exactAlias !== undefined ? spec.exactAlias : (spec.fn === 'MIN' || spec.fn === 'MAX') && spec.keyIsExactValue && spec.keyColumn ? spec.keyColumn : column;
-    const entry = { node, column: valueColumn, type: this.typer.typeOf(node), item: index >= 0 ? index : undefined };
+    const entry = { node, column: valueColumn, type: this.typer.typeOf(node), item: index >= 0 ? index : undefined, fullPrecision: valueColumn !== column };
     this.aggregateColumns.push(entry);
     return entry;
   }
@@ -440,8 +445,17 @@ class SelectMergeBuilder {
     return { column: this.derive(printed, 'group'), type: this.typer.typeOf(node) };
   };
 
+  /**
+   * An aggregate-free part of an evaluated expression that reads table columns (no select
+   * alias, which the shards' select list cannot name): the shards compute it.
+   */
+  private readonly computableOnShards = (n: SqlNode): boolean =>
+    !containsAggregate(n) &&
+    someNode(n, (x) => x.kind === 'column') &&
+    !someNode(n, (x) => x.kind === 'subquery' || (x.kind === 'column' && x.table === undefined && this.ctx.select.items.some((i) => i.alias?.toLowerCase() === x.column.toLowerCase())));
+
   private compiled(node: SqlNode, what: string): CompiledExpression {
-    const scalar = scalarOf(node, this.resolveLeaf, this.ctx.dialect);
+    const scalar = scalarOf(node, this.resolveLeaf, this.ctx.dialect, this.computableOnShards);
     if ('problem' in scalar) throw new Refused(`${what} holds ${scalar.problem} around aggregates; it cannot be evaluated after merging partial results`);
     return compileExpression(scalar, semanticsOf(this.ctx.dialect));
   }

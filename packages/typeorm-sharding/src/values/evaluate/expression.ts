@@ -22,6 +22,8 @@ export type LeafClass = 'int' | 'decimal' | 'real' | 'number' | 'text' | 'other'
 export interface LeafType {
   readonly class: LeafClass;
   readonly scale?: number;
+  /** The column carries more digits than the value's SQL type shows: computed with all of them, shown at `scale`. */
+  readonly fullPrecision?: boolean;
 }
 
 /** A merged row's column. */

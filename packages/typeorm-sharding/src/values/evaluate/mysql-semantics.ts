@@ -244,7 +244,7 @@ function fromRow(value: unknown, type: LeafType): SqlValue {
       const d = typeof value === 'number' || typeof value === 'string' ? toScaledDecimal(value) : undefined;
       if (d === undefined) throw new MergeValueError(`cannot read ${showValue(value)} as a number`);
       if (type.class === 'int' && d.scale === 0) return int(d.unscaled);
-      return dec(d, Math.max(d.scale, type.scale ?? 0));
+      return dec(d, type.fullPrecision && type.scale !== undefined ? type.scale : Math.max(d.scale, type.scale ?? 0));
     }
     case 'real':
       return real(typeof value === 'number' ? value : Number(value));

@@ -99,8 +99,8 @@ describe('layers', () => {
   });
 
   it('reads every import of a file, type-only ones marked', () => {
-    const edges = importsOf(join(SRC, 'engine', 'sharding-engine.ts'));
-    expect(edges.some((e) => e.target === 'plan/analyze.ts' && !e.typeOnly)).toBe(true);
+    const edges = importsOf(join(SRC, 'engine', 'physical-planner.ts'));
+    expect(edges.some((e) => e.target === 'plan/bind-merge.ts' && !e.typeOnly)).toBe(true);
     expect(edges.some((e) => e.target === 'data-source/options.ts' && e.typeOnly)).toBe(true);
   });
 

@@ -1,9 +1,9 @@
 import { semanticsOf } from '../values/evaluate/compile.js';
 import type { MergeSpec } from '../merge/index.js';
-import { selectItemSpans, expressionItemName } from '../plan/select-item-names.js';
+import { selectItemSpans, expressionItemName } from './select-item-names.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
-import type { SelectPlan } from '../plan/plan.js';
-import { mergeLimitOf, type Pagination } from '../plan/pagination.js';
+import type { SelectPlan } from './plan.js';
+import { mergeLimitOf, type Pagination } from './pagination.js';
 import { UnsupportedShardingError } from '../errors/index.js';
 
 /**

@@ -7,7 +7,7 @@ import { exprText } from './print.js';
 import type { TableDef } from './schema.js';
 import { insertAt, nameItems } from './select-items.js';
 import { scalarItem } from './subqueries.js';
-import { containsAggregate, outputsOf, starItems, typeOf } from './typing.js';
+import { containsAggregate, outputsOf, someExpr, starItems, typeOf } from './typing.js';
 
 // Selects: FROM a table, a binding or broadcast join, or a derived table; row-level or
 // aggregate; DISTINCT; WHERE; GROUP BY; HAVING; then ORDER BY and LIMIT (order-by.ts).
@@ -126,7 +126,10 @@ export function buildSelect(g: Gen, role: Role): Built {
   const outputsBefore = outputsOf(draft, g.dialect);
   // MariaDB 10.11 answers `SELECT DISTINCT 1 … LIMIT 25, 1` with a row (it drops the offset
   // when every item is a constant): such a DISTINCT is not generated.
-  const distinct = !star && g.c.chance(g.cls.distinct) && outputsBefore.every((o) => o.exact) && exprs.some((e) => !isConstant(e));
+  // MariaDB 10.11 also answers `SELECT DISTINCT AVG(id), AVG(yr) / 1 … GROUP BY price` with the
+  // last group's AVG(id) in every row (an expression over AVG beside it): not generated either.
+  const avgInsideExpression = g.dialect === 'mysql' && exprs.some((e) => e.kind !== 'aggregate' && someExpr(e, (x) => x.kind === 'aggregate' && x.fn === 'AVG'));
+  const distinct = !star && g.c.chance(g.cls.distinct) && outputsBefore.every((o) => o.exact) && exprs.some((e) => !isConstant(e)) && !avgInsideExpression;
 
   const itemTexts = listed.map((i) => exprText(i.expr, g.dialect));
   const groupBy: Term[] = groupKeys.map((k) => {

@@ -164,7 +164,7 @@ function hasRoundedAggregate(e: Expr): boolean {
 }
 
 /** True when `test` holds for `e` or an expression inside it (not inside subqueries). */
-function someExpr(e: Expr, test: (x: Expr) => boolean): boolean {
+export function someExpr(e: Expr, test: (x: Expr) => boolean): boolean {
   if (test(e)) return true;
   switch (e.kind) {
     case 'aggregate':

@@ -199,13 +199,6 @@ class SelectMergeBuilder {
         this.computedColumns.set(index, this.itemColumn(index));
       }
     });
-    // A global aggregate whose shards group by DISTINCT values may get no row at all: its
-    // constant items are then computed, not taken from a shard's row.
-    if (groupBy.length === 0 && this.extraGroupBy.length > 0) {
-      select.items.forEach((item, index) => {
-        if (!someNode(item.expr, (n) => n.kind === 'column' || n.kind === 'aggregate' || n.kind === 'star')) this.compute(item.expr, this.itemColumn(index));
-      });
-    }
     if (dialect === 'mysql' && select.having && someNode(select.having, (n) => n.kind === 'function' && n.name === 'NULLIF' && n.args.some(containsAggregate))) {
       // MariaDB 10.11 answers `HAVING NULLIF(COUNT(*), 0) >= 2` with no group at all (while
       // `NULLIF(COUNT(*), 0) >= 2` in the select list is 1): the merge would not follow it.
@@ -214,6 +207,13 @@ class SelectMergeBuilder {
     const { onShards, afterMerge } = this.splitHaving(select.having);
     const having = afterMerge ? this.compiled(afterMerge, 'HAVING') : undefined;
     const orderBy = this.sortKeys((index) => this.itemColumn(index));
+    // A global aggregate whose shards group by DISTINCT values (of its items, HAVING or ORDER
+    // BY) may get no row at all: its constant items are then computed, not taken from a shard's row.
+    if (groupBy.length === 0 && this.extraGroupBy.length > 0) {
+      select.items.forEach((item, index) => {
+        if (!someNode(item.expr, (n) => n.kind === 'column' || n.kind === 'aggregate' || n.kind === 'star')) this.compute(item.expr, this.itemColumn(index));
+      });
+    }
     const columns = groupBy.length === 0 ? { columns: select.items.map((_, i) => this.itemColumn(i)) } : {};
     const merge: MergeSpec = {
       kind: orderBy.length > 0 ? 'ordered' : 'concat',

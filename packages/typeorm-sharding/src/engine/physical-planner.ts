@@ -16,6 +16,7 @@ import { coalesceRead } from '../rewrite/coalesce-read.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import { rewriteUnits, unitStatement, type Addressing } from '../rewrite/rewriter.js';
 import { QualificationSites, type AddressShape } from '../rewrite/tokens/qualify.js';
+import { LayoutNamings, type LayoutNaming } from '../rewrite/tokens/table-names.js';
 import { checkKeyAssignment, routeByKey, type RouteSettings } from '../route/index.js';
 import { checkScatter } from '../route/scatter-check.js';
 import type { ShardingRules } from '../rules/index.js';
@@ -47,6 +48,8 @@ export interface EngineSettings extends RouteSettings {
 /** Physical plans of one ShardedDataSource's statements. */
 export class PhysicalPlanner {
   private readonly qualification: QualificationSites;
+  /** Undefined when no table has a table-per-shard layout: nothing to look for then. */
+  private readonly layouts: LayoutNamings | undefined;
 
   constructor(
     private readonly rules: ShardingRules,
@@ -55,6 +58,8 @@ export class PhysicalPlanner {
     private readonly settings: EngineSettings,
   ) {
     this.qualification = new QualificationSites((name) => rules.ruleOf(name) !== undefined);
+    const layoutOf = (name: string) => rules.ruleOf(name)?.shardKey?.layout;
+    this.layouts = [...rules.all()].some((r) => r.shardKey?.layout) ? new LayoutNamings(dialect, layoutOf) : undefined;
   }
 
   /**
@@ -72,7 +77,7 @@ export class PhysicalPlanner {
       case 'all-shards':
         return {
           kind: 'writes',
-          statements: this.targets.map((t) => same(t.index)),
+          statements: this.everyTable(p) ?? this.targets.map((t) => same(t.index)),
           sequential: true,
           copies: plan.result === 'sum' ? undefined : { verb: p.verb, sql: p.sql, check: plan.result === 'copies' },
         };
@@ -96,7 +101,8 @@ export class PhysicalPlanner {
     const addressing = this.addressingOf(p, { kind: 'write' });
     const rows = insertRowsOf(p, this.dialect);
     const units = routeInsert(p, rows, plan.keyColumnIndex!, rule.shardKey!, plan.table);
-    const statements = units.map((u) => unitStatement(u.shard, p, insertRowTokens(p, rows, u), { addressing }));
+    const layout = this.layoutOf(p);
+    const statements = units.map((u) => unitStatement(u, p, insertRowTokens(p, rows, u), { addressing, layout }));
     return { kind: 'writes', statements, sequential: false, rowsOf: units.map((u) => u.rows) };
   }
 
@@ -123,7 +129,7 @@ export class PhysicalPlanner {
     const route = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings);
     if (route.kind === 'nowhere') {
       // Nothing can match, but `SELECT COUNT(*) …` still answers one row (0, NULLs): any shard gives it.
-      return plan.kind === 'select' && plan.globalAggregate ? [unitStatement(0, p, [], { addressing })] : [];
+      return plan.kind === 'select' && plan.globalAggregate ? [unitStatement({ shard: 0, table: 0 }, p, [], { addressing, layout: this.layoutOf(p) })] : [];
     }
     checkScatter(plan, route.units, p.sql, p.verb);
     const scatter = route.units.length > 1;
@@ -140,8 +146,24 @@ export class PhysicalPlanner {
       extraGroupBy: select?.extraGroupBy ?? [],
       itemAliases: select?.itemAliases ?? [],
       addressing,
+      layout: this.layoutOf(p),
       exactIntegers: scatter && select?.exactIntegers === true,
     });
+  }
+
+  /** The layout the statement's tables are named by, when it names tables with one. */
+  private layoutOf(p: ParameterizedSql): LayoutNaming | undefined {
+    return this.layouts?.of(p);
+  }
+
+  /**
+   * A statement that runs on every shard (DDL) and names a layout's tables: once per physical
+   * table of every shard database, one after the other; undefined when it names no such table.
+   */
+  private everyTable(p: ParameterizedSql): PhysicalStatement[] | undefined {
+    const layout = this.layoutOf(p);
+    if (!layout) return undefined;
+    return this.targets.flatMap((t) => Array.from({ length: layout.layout.count }, (_, table) => unitStatement({ shard: t.index, table }, p, [], { layout })));
   }
 
   /** One round trip per server for a scattered read, when coalescing is on and the read allows it. */

@@ -216,7 +216,7 @@ export class ShardingEngine {
       shard: this.targets[s.shard]!.name,
       sql: s.sql,
       parameters: s.parameters,
-      ...(s.branches ? { shards: s.branches.map((b) => this.targets[b.shard]!.name) } : {}),
+      ...(s.branches ? { shards: [...new Set(s.branches.map((b) => this.targets[b.shard]!.name))] } : {}),
     });
     switch (planned.kind) {
       case 'session':

@@ -2,7 +2,8 @@
  * The rewrite of one routed statement, composed from one token generator per concern (see
  * `sql-token.ts`): the IN lists each route unit cuts, and — when several statements run — the
  * row count, aliases for unaliased items, derived columns, extra GROUP BY values and the HAVING
- * the merge takes over; then each unit's table names qualified with its shard's database. The
+ * the merge takes over; then each unit's table names: its physical table under a table-per-shard
+ * layout, qualified with its shard's database. The
  * statement-wide tokens are made once, each unit's own ones per unit, and one splice per unit
  * applies them.
  */
@@ -20,6 +21,7 @@ import { havingTokens } from './tokens/having.js';
 import { inListTokens } from './tokens/in-list.js';
 import { itemAliasTokens } from './tokens/item-aliases.js';
 import { qualifyTokens } from './tokens/qualify.js';
+import { tableNameTokens, type LayoutNaming } from './tokens/table-names.js';
 import { rowCountTokens } from './tokens/row-count.js';
 
 /** Each unit's statement names its tables with its shard's database: where, and which database. */
@@ -49,6 +51,8 @@ export interface RewriteContext {
   readonly itemAliases: readonly { readonly index: number; readonly alias: string }[];
   /** MySQL: name the tables with each shard's database; undefined: as written. */
   readonly addressing?: Addressing | undefined;
+  /** The statement names tables with a table-per-shard layout: each unit's statement names its own physical tables. */
+  readonly layout?: LayoutNaming | undefined;
   /** SQLite: the statements read integers as bigint (see `PhysicalStatement.exactIntegers`). */
   readonly exactIntegers?: boolean;
 }
@@ -77,13 +81,25 @@ export function rewriteUnits(units: readonly RouteUnit[], ctx: RewriteContext): 
 
 /** The physical statement of one route unit; `shared` are the statement's tokens (`statementTokens`). */
 export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext, shared: readonly SqlToken[] = statementTokens(ctx)): PhysicalStatement {
-  return unitStatement(unit.shard, ctx.p, [...shared, ...inListTokens(ctx.p, unit)], ctx);
+  return unitStatement(unit, ctx.p, [...shared, ...inListTokens(ctx.p, unit)], ctx);
 }
 
-/** The statement of `shard` made of `p` and `tokens`, with its tables addressed when asked. */
-export function unitStatement(shard: number, p: ParameterizedSql, tokens: readonly SqlToken[], ctx: Pick<RewriteContext, 'addressing' | 'exactIntegers'>): PhysicalStatement {
-  const addressing = ctx.addressing;
-  const all = addressing ? [...tokens, ...qualifyTokens(addressing.sites, addressing.databaseOf(shard))] : tokens;
+/** Where a statement runs: a shard, and its physical table there under a layout. */
+export interface UnitPlace {
+  readonly shard: number;
+  readonly table?: number | undefined;
+}
+
+/**
+ * The statement of `unit` made of `p` and `tokens`, with its tables named for the unit: the
+ * unit's physical tables (a layout), qualified with its shard's database (when asked).
+ */
+export function unitStatement(unit: UnitPlace, p: ParameterizedSql, tokens: readonly SqlToken[], ctx: Pick<RewriteContext, 'addressing' | 'exactIntegers' | 'layout'>): PhysicalStatement {
+  const { addressing, layout } = ctx;
+  let all = tokens;
+  // The database goes in front of the name first: both start where the table's name does.
+  if (addressing) all = [...all, ...qualifyTokens(addressing.sites, addressing.databaseOf(unit.shard))];
+  if (layout) all = [...all, ...tableNameTokens(layout, unit.table ?? 0)];
   const { sql, parameters } = applyTokens(p, all);
-  return { shard, sql, parameters, ...(addressing ? { qualified: true } : {}), ...(ctx.exactIntegers ? { exactIntegers: true } : {}) };
+  return { shard: unit.shard, sql, parameters, ...(addressing ? { qualified: true } : {}), ...(ctx.exactIntegers ? { exactIntegers: true } : {}) };
 }

@@ -17,7 +17,7 @@ function splitInsert(sql: string, parameters: readonly unknown[], dialect: SqlDi
   if (plan.kind !== 'insert') throw new Error(`not an insert plan: ${plan.kind}`);
   const rows = insertRowsOf(p, dialect);
   const units = routeInsert(p, rows, plan.keyColumnIndex!, rules.ruleOf(plan.table)!.shardKey!, plan.table);
-  return units.map((u) => unitStatement(u.shard, p, insertRowTokens(p, rows, u), {})).map((s) => [`s${s.shard}`, s.sql, [...s.parameters]]);
+  return units.map((u) => unitStatement(u, p, insertRowTokens(p, rows, u), {})).map((s) => [`s${s.shard}`, s.sql, [...s.parameters]]);
 }
 
 interface InsertCase {

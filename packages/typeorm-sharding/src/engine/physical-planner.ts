@@ -16,7 +16,8 @@ import { coalesceRead } from '../rewrite/coalesce-read.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import { rewriteUnits, unitStatement, type Addressing } from '../rewrite/rewriter.js';
 import { QualificationSites, type AddressShape } from '../rewrite/tokens/qualify.js';
-import { LayoutNamings, type LayoutNaming } from '../rewrite/tokens/table-names.js';
+import { LayoutNamings, tableNameTokens, type LayoutNaming } from '../rewrite/tokens/table-names.js';
+import { applyTokens } from '../rewrite/sql-token.js';
 import { checkKeyAssignment, routeByKey, type RouteSettings } from '../route/index.js';
 import { checkScatter } from '../route/scatter-check.js';
 import type { ShardingRules } from '../rules/index.js';
@@ -149,6 +150,21 @@ export class PhysicalPlanner {
       layout: this.layoutOf(p),
       exactIntegers: scatter && select?.exactIntegers === true,
     });
+  }
+
+  /**
+   * The text of `p` as the default shard's database can compile it, for checking a statement
+   * against the database (`ShardingEngine.check`): under a table-per-shard layout, with its
+   * tables named as table 0 of the layout.
+   */
+  checkedText(p: ParameterizedSql): string {
+    let layout: LayoutNaming | undefined;
+    try {
+      layout = this.layoutOf(p);
+    } catch {
+      return p.sql;
+    }
+    return layout ? applyTokens(p, tableNameTokens(layout, 0)).sql : p.sql;
   }
 
   /** The layout the statement's tables are named by, when it names tables with one. */

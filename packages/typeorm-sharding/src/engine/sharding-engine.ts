@@ -199,11 +199,14 @@ export class ShardingEngine {
     }
   }
 
-  /** Shows `sql` to the default shard without running it; its rejection is the database's own error. */
+  /**
+   * Shows `sql` to the default shard without running it (under a table-per-shard layout, as its
+   * table 0 would run it); its rejection is the database's own error.
+   */
   private async check(sql: string, parameters: readonly unknown[]): Promise<void> {
     const target = this.targets[0]!;
     try {
-      await target.check(sql);
+      await target.check(this.planner.checkedText(this.texts.parameterize(sql, parameters)));
     } catch (rejected) {
       throw shardFailure(rejected, { shard: target.name, physicalQuery: sql, physicalParameters: parameters });
     }

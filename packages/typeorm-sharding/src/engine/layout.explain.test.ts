@@ -75,6 +75,19 @@ describe('explain() of table-per-shard layouts', () => {
     ]);
   });
 
+  it('an index dropped by its name alone is also looked for as each table\'s (SQLite)', () => {
+    expect(shown(fakeEngine('sqlite', { tables: TABLES }), 'DROP INDEX "IDX_b"')).toEqual(FOUR_SHARDS.map((s): Statement => [s, 'DROP INDEX "IDX_b"', []]));
+  });
+
+  it('refuses a schema read of a laid-out table by its logical name (TypeORM\'s getTable / hasColumn), naming the fix', () => {
+    const engine = fakeEngine('sqlite', { tables: TABLES });
+    expect(() => engine.explain('SELECT * FROM "sqlite_master" WHERE "type" = \'table\' AND "name" IN (\'orders\')')).toThrow(/write the migration step as SQL/i);
+    expect(() => engine.explain('PRAGMA table_info("orders")')).toThrow(UnsupportedShardingError);
+    expect(() => onOneServer().explain("SELECT * FROM `INFORMATION_SCHEMA`.`COLUMNS` WHERE `TABLE_SCHEMA` = 'd0' AND `TABLE_NAME` = 'order_items'")).toThrow(/order_items_0 … order_items_1/);
+    // Other tables' schema reads run as before.
+    expect(shown(engine, 'PRAGMA table_info("regions")')).toEqual([['s0', 'PRAGMA table_info("regions")', []]]);
+  });
+
   it('refuses a join of tables with different layouts, naming the fix', () => {
     const engine = fakeEngine('mysql', { tables: TABLES });
     expect(() => engine.explain('SELECT o.id FROM orders o JOIN customers c ON c.id = o.id')).toThrow(UnsupportedShardingError);

@@ -49,8 +49,17 @@ export type PhysicalPlan =
   | PhysicalWrites
   /** Transaction control, handled by the session. */
   | { readonly kind: 'session'; readonly control: TransactionControl }
-  /** DDL on a schema object named without its table: runs on the shards that hold it, found at run time. */
-  | { readonly kind: 'where-exists'; readonly plan: WhereExistsPlan; readonly statement: PhysicalStatement }
+  /**
+   * DDL on a schema object named without its table: runs on the shards that hold it, found at
+   * run time. `perTable`: the same statement for each physical table of a table-per-shard layout
+   * (`IDX_a` is `IDX_a_0 … IDX_a_<n>` there), tried when no shard holds the object itself.
+   */
+  | {
+      readonly kind: 'where-exists';
+      readonly plan: WhereExistsPlan;
+      readonly statement: PhysicalStatement;
+      readonly perTable?: readonly { readonly name: string; readonly statement: PhysicalStatement }[];
+    }
   /** Subqueries run first; the statement is planned again with their values (`run-pulled.ts`). */
   | { readonly kind: 'pulled'; readonly plan: PulledSubqueriesPlan; readonly p: ParameterizedSql }
   /** Each SELECT of a UNION / EXCEPT / INTERSECT as a statement of its own (`run-compound.ts`). */

@@ -60,7 +60,8 @@ export class PhysicalPlanner {
   ) {
     this.qualification = new QualificationSites((name) => rules.ruleOf(name) !== undefined);
     const layoutOf = (name: string) => rules.ruleOf(name)?.shardKey?.layout;
-    this.layouts = [...rules.all()].some((r) => r.shardKey?.layout) ? new LayoutNamings(dialect, layoutOf) : undefined;
+    const widest = Math.max(0, ...[...rules.all()].map((r) => r.shardKey?.layout?.count ?? 0));
+    this.layouts = widest > 0 ? new LayoutNamings(dialect, layoutOf, widest) : undefined;
   }
 
   /**
@@ -74,6 +75,7 @@ export class PhysicalPlanner {
       case 'session':
         return { kind: 'session', control: plan.control };
       case 'default-shard':
+        this.layouts?.checkSchemaRead(p);
         return { kind: 'one', statement: same(0) };
       case 'all-shards':
         return {
@@ -83,7 +85,7 @@ export class PhysicalPlanner {
           copies: plan.result === 'sum' ? undefined : { verb: p.verb, sql: p.sql, check: plan.result === 'copies' },
         };
       case 'where-exists':
-        return { kind: 'where-exists', plan, statement: same(0) };
+        return { kind: 'where-exists', plan, statement: same(0), ...(this.layouts ? { perTable: this.layouts.perTableObject(p, plan.name) } : {}) };
       case 'pulled':
         return { kind: 'pulled', plan, p };
       case 'compound':

@@ -115,8 +115,11 @@ export class ShardingEngine {
       case 'compound':
         return runCompound(work.plan, work.p, this.compound, session);
       case 'where-exists': {
-        const statements = await shardsHolding(work.plan, work.statement, this.dialect, this.targets, session, this.executor);
-        return writesResult(await executeInOrder(statements, this.targets, session, this.executor), this.dialect);
+        const holding = (name: string, statement: PhysicalStatement) => shardsHolding(work.plan.object, name, statement, this.dialect, this.targets, session, this.executor);
+        const statements = await holding(work.plan.name, work.statement);
+        // A laid-out table's objects are named per physical table (`IDX_a_2`).
+        if (statements.length === 0) for (const other of work.perTable ?? []) statements.push(...(await holding(other.name, other.statement)));
+        return writesResult(await executeInOrder(statements.length > 0 ? statements : [work.statement], this.targets, session, this.executor), this.dialect);
       }
       case 'writes':
         return this.write(work, session);

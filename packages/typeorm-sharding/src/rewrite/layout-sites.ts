@@ -9,6 +9,7 @@
  */
 import type { TableLayout } from '../algorithms/index.js';
 import { TokenKind, type LexedText, type SqlDialect } from '../parameterize/index.js';
+import { SQL_KEYWORDS } from '../parameterize/keywords.js';
 
 /** One place the statement names a table of a layout. */
 export interface LayoutSite {
@@ -188,7 +189,9 @@ export function ddlNameSitesOf(sql: string, tokens: LexedText): NameSite[] {
     let j = i + 1;
     if (r.word(j) === 'IF') j += r.word(j + 1) === 'NOT' ? 3 : 2;
     if (!r.name(j) || tokens.kinds[j + 1] === TokenKind.Dot) continue;
-    if (tokens.kinds[j] === TokenKind.Word && ['ON', 'USING', 'PRIMARY', 'UNIQUE', 'FOREIGN', 'CHECK', 'KEY', 'INDEX'].includes(r.word(j))) continue;
+    // `PRIMARY KEY NOT NULL`, `KEY (cols)`, `INDEX USING …`: a keyword is no name (a name that is one must be quoted).
+    if (tokens.kinds[j] === TokenKind.Word && SQL_KEYWORDS.has(r.word(j))) continue;
+    if (word === 'KEY' && (r.word(i - 1) === 'PRIMARY' || (r.word(i - 1) === 'FOREIGN' && r.word(i - 2) !== 'DROP'))) continue;
     if (word === 'CHECK' && r.word(i - 1) !== 'DROP') continue;
     if (word === 'CONSTRAINT' && r.word(j + 1) === 'PRIMARY') continue;
     add(j);

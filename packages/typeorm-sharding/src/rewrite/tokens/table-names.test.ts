@@ -47,6 +47,7 @@ const CASES: readonly [label: string, dialect: SqlDialect, sql: string, expected
   ['RENAME TABLE … TO', 'mysql', 'RENAME TABLE orders TO orders_old', 'RENAME TABLE orders_2 TO orders_old'],
   ["TypeORM's SQLite rebuild: the copy stands for its table", 'sqlite', 'INSERT INTO "temporary_orders"("id", "note") SELECT "id", "note" FROM "orders"', 'INSERT INTO "temporary_orders_2"("id", "note") SELECT "id", "note" FROM "orders_2"'],
   ['… and its rename back', 'sqlite', 'ALTER TABLE "temporary_orders" RENAME TO "orders"', 'ALTER TABLE "temporary_orders_2" RENAME TO "orders_2"'],
+  ['SQLite column constraints are no names', 'sqlite', 'CREATE TABLE "orders" ("id" integer PRIMARY KEY NOT NULL, "b" varchar UNIQUE, CONSTRAINT "UQ_b" UNIQUE ("b"), CONSTRAINT "CHK_b" CHECK ("b" <> \'\'))', 'CREATE TABLE "orders_2" ("id" integer PRIMARY KEY NOT NULL, "b" varchar UNIQUE, CONSTRAINT "UQ_b_2" UNIQUE ("b"), CONSTRAINT "CHK_b_2" CHECK ("b" <> \'\'))'],
   ['a column rename is no table rename', 'sqlite', 'ALTER TABLE "orders" RENAME COLUMN "note" TO "orders"', 'ALTER TABLE "orders_2" RENAME COLUMN "note" TO "orders"'],
   ['a statement without layout tables is untouched', 'mysql', 'SELECT r.id FROM regions r', 'SELECT r.id FROM regions r'],
 ];

@@ -6,10 +6,10 @@
  * (`IDX_a` → `IDX_a_2`), as schema sync names them (`data-source/layout-metadata.ts`).
  */
 import { UnsupportedShardingError } from '../../errors/index.js';
-import { lexedOf, MemoKey, memoOf, type ParameterizedSql, type SqlDialect } from '../../parameterize/index.js';
+import { lexedOf, MemoKey, memoOf, TokenKind, type ParameterizedSql, type SqlDialect } from '../../parameterize/index.js';
 import type { TableLayout } from '../../algorithms/index.js';
 import { ddlNameSitesOf, layoutSitesOf, type LayoutSite, type NameSite } from '../layout-sites.js';
-import type { SqlToken } from '../sql-token.js';
+import { applyTokens, type SqlToken } from '../sql-token.js';
 
 /** Where a statement names a layout's tables, and the one layout they share. */
 export interface LayoutNaming {
@@ -28,6 +28,8 @@ export class LayoutNamings {
   constructor(
     private readonly dialect: SqlDialect,
     private readonly layoutOf: (name: string) => TableLayout | undefined,
+    /** The most tables per shard of any layout. */
+    private readonly widest = 1,
   ) {}
 
   /**
@@ -37,6 +39,42 @@ export class LayoutNamings {
    */
   of(p: ParameterizedSql): LayoutNaming | undefined {
     return memoOf(p).get(this.key, () => this.find(p) ?? null) ?? undefined;
+  }
+
+  /**
+   * A schema read (`information_schema`, `sqlite_master`, `PRAGMA table_info(…)` — what
+   * TypeORM's `getTable`, `hasTable` and `hasColumn` send) that names a laid-out table by its
+   * logical name would find no such table: refused, naming the fix.
+   */
+  checkSchemaRead(p: ParameterizedSql): void {
+    if (!memoOf(p).get(this.schemaKey, () => p.verb === 'PRAGMA' || /information_schema|sqlite_master|sqlite_schema/i.test(p.sql))) return;
+    const names: unknown[] = p.slots.map((s) => s.value);
+    for (const list of p.inLists) for (const item of list.items) names.push(item.value);
+    const tokens = lexedOf(p, this.dialect);
+    for (let i = 0; i < tokens.count; i++) if (tokens.kinds[i] === TokenKind.QuotedIdent) names.push(p.sql.slice(tokens.starts[i]! + 1, tokens.ends[i]! - 1));
+    const table = names.find((n): n is string => typeof n === 'string' && this.layoutOf(n) !== undefined);
+    if (table === undefined) return;
+    const layout = this.layoutOf(table)!;
+    throw new UnsupportedShardingError(
+      `This schema read looks up table "${table}", which has a table-per-shard layout: its rows are in ${layout.physicalName(table, 0)} … ${layout.physicalName(table, layout.count - 1)} of every shard, and no table "${table}" exists. ` +
+        `Write the migration step as SQL (e.g. ALTER TABLE ${table} ADD …, CREATE INDEX … ON ${table} …), which runs on every physical table, or read one physical table by its name.`,
+      { sql: p.sql, stage: 'route' },
+    );
+  }
+
+  private readonly schemaKey = new MemoKey<boolean>('schema read');
+
+  /**
+   * DDL naming an object without its table (SQLite's `DROP INDEX i`): the statement and the
+   * object's name for each table index of the widest layout (`i_0 … i_<n>`), since the object
+   * may belong to a laid-out table, whose objects are named per physical table.
+   */
+  perTableObject(p: ParameterizedSql, name: string): { name: string; statement: { shard: number; sql: string; parameters: readonly unknown[] } }[] {
+    const names = ddlNameSitesOf(p.sql, lexedOf(p, this.dialect));
+    return Array.from({ length: this.widest }, (_, table) => {
+      const tokens: SqlToken[] = names.map((n) => ({ start: n.start, end: n.end, text: quoted(`${n.name}_${table}`, n.quote) }));
+      return { name: `${name}_${table}`, statement: { shard: 0, ...applyTokens(p, tokens) } };
+    });
   }
 
   private find(p: ParameterizedSql): LayoutNaming | undefined {

@@ -11,6 +11,7 @@ import { IN_SIZES, CONCURRENCY } from './cases/matrix.mjs';
 import { BY_HAND_SIZES, BY_HAND_CONCURRENCY } from './cases/by-hand.mjs';
 import { PLANNER_CASES } from './cases/planner.mjs';
 import { OFFSETS } from './cases/deep-paging.mjs';
+import { XA_CLIENTS, XA_VARIANTS } from './cases/xa-commit.mjs';
 
 const file = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), 'results', 'REPORT.md'));
 const problems = [];
@@ -92,6 +93,7 @@ checkTable('## 4. Against doing it by hand', BY_HAND_SIZES.length * BY_HAND_CONC
 checkTable('## 5. Planner alone', PLANNER_CASES.length * 2, 'dialect × query');
 checkTable('## 6. Plan cache', 2, 'dialect');
 checkTable('## 7. Deep paging', OFFSETS.length, 'OFFSET');
+checkTable('## 8. Transactions across servers', XA_CLIENTS.length * XA_VARIANTS.length, 'clients × variant');
 
 // Charts: each referenced, present and well-formed.
 const referenced = [...text.matchAll(/!\[[^\]]*\]\(([^)]+\.svg)\)/g)].map((m) => m[1]);

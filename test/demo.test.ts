@@ -11,7 +11,7 @@ const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
  * entities leave column types to the metadata), then run on SQLite files.
  */
 describe('demo app', () => {
-  it('builds with tsc and shows the article example and the Atlas pages', () => {
+  it('builds with tsc and shows the article example, the Atlas pages and an order across shards', () => {
     execFileSync(process.execPath, [tsc, '-p', 'packages/typeorm-sharding/tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
     execFileSync(process.execPath, [tsc, '-p', 'packages/demo-app/tsconfig.json'], { cwd: root, stdio: 'pipe' });
     const out = execFileSync(process.execPath, ['packages/demo-app/dist/main.js'], { cwd: root, encoding: 'utf8', env: { ...process.env, DEMO_DB: '' } });
@@ -21,6 +21,11 @@ describe('demo app', () => {
     expect(out).toMatch(/\[shard_1\] SELECT .* IN \(\?, \?, \?\)\)\)\s+-- params \["1","5","9"\]/);
     expect(out).toMatch(/page 2: 20 replies, ids 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17/);
     expect(out).toMatch(/LIMIT 40 OFFSET 0/);
+    // Issue 11: an order (its row and items on one shard, the stock on every shard) in one transaction over the shard files.
+    expect(out).toMatch(/order 1001 \(2 lamps, 1 desk\) placed/);
+    expect(out).toMatch(/one COMMIT made all four durable together/);
+    expect(out).toMatch(/order 1002 \(2 lamps\) refused, lamp is sold out \(1 left, 2 ordered\): rolled back everywhere/);
+    expect(out).toMatch(/orders: 1001; items: 2; stock copies — shard_0: desk 0, lamp 1 \| shard_1: desk 0, lamp 1 \| shard_2: desk 0, lamp 1 \| shard_3: desk 0, lamp 1/);
     expect(out).toMatch(/Done\./);
   });
 });

@@ -39,3 +39,11 @@ export function pageRow(id, total) {
   return [id, id % 1000, `page ${id}`, new Date(Date.UTC(2024, 0, 1) + t * 1000)];
 }
 export const PAGE_COLUMNS = ['id', 'amount', 'note', 'createdAt'];
+
+/** Accounts of the cross-server transaction case (4 shards on two servers). */
+export class XaAccount {}
+PrimaryColumn('int')(XaAccount.prototype, 'id');
+ShardKey()(XaAccount.prototype, 'id');
+Column('int')(XaAccount.prototype, 'balance');
+Entity('xa_accounts')(XaAccount);
+Sharded()(XaAccount);

@@ -7,6 +7,7 @@ import { IN_SIZES, CONCURRENCY } from '../cases/matrix.mjs';
 import { BY_HAND_SIZES, BY_HAND_CONCURRENCY } from '../cases/by-hand.mjs';
 import { PLANNER_CASES } from '../cases/planner.mjs';
 import { OFFSETS } from '../cases/deep-paging.mjs';
+import { XA_CLIENTS, XA_VARIANTS } from '../cases/xa-commit.mjs';
 
 export const REQUIRED_SECTIONS = [
   '## Targets',
@@ -18,6 +19,7 @@ export const REQUIRED_SECTIONS = [
   '## 5. Planner alone',
   '## 6. Plan cache',
   '## 7. Deep paging',
+  '## 8. Transactions across servers',
   '## Method',
 ];
 export const CHARTS = {
@@ -356,6 +358,25 @@ export function writeReport(R, dir) {
     L.push(`| ${n0(o.offset)} | ${cellText(o.sharded, (r) => ms(r.ms))} | ${cellText(o.unsharded, (r) => ms(r.ms))} | ${x2(o.sharded?.ms / o.unsharded?.ms)} | ${cellText(o.sharded, (r) => f1(r.qps))} | ${cellText(o.unsharded, (r) => f1(r.qps))} | ${cellText(o.sharded, mem)} | ${cellText(o.unsharded, mem)} | ${n0(o.shardRows)} | ${o.sharded?.error || o.unsharded?.error ? '—' : o.sharded?.mismatch ? `❌ ${o.sharded.mismatch}` : '✅'} | ${(o.plan ?? '—').replace(/\|/g, '\\|')} |`);
   }
   if (D?.error) L.push(`\nfailed: ${D.error}`);
+  L.push('');
+
+  // 8. transactions across servers
+  const X = R.xa;
+  L.push('## 8. Transactions across servers');
+  L.push('');
+  L.push('A transfer (`ds.transaction`: decrement one account, increment another) on 4 shards over two servers — the benchmark MariaDB reached as two servers (two pools, two XA branches: every round trip, PREPARE and log write is real; the network is loopback). *local*: both accounts on one server, a plain local transaction. *xa*: the accounts on different servers, XA two-phase commit with the decision in the first server\'s local transaction (the transfers of issue 11). *sequential*: the same cross-server transfer with `crossServer: \'sequential\'` (each server commits its own part: not atomic). *raw local* / *raw XA ONE PHASE*: mysql2 by hand on one server, a plain transaction and the same as an XA one (what starting every transaction as XA would cost a one-server transaction). *Time per transfer* is relative to *local*.');
+  L.push('');
+  L.push('| clients | variant | transfers / s | p50 / p99 ms | time per transfer / local |');
+  L.push('|---|---|---|---|---|');
+  const label = { local: 'local (one server)', xa: 'xa (two servers)', sequential: 'sequential (two servers, not atomic)', rawLocal: 'raw local (mysql2)', rawXaOnePhase: 'raw XA ONE PHASE (mysql2)' };
+  for (const cell of X?.cells ?? []) {
+    for (const key of XA_VARIANTS) {
+      const base = key.startsWith('raw') ? cell.rawLocal : cell.local;
+      L.push(`| ${cell.c} | ${label[key]} | ${cellText(cell[key], (r) => n0(r.qps))} | ${cellText(cell[key], (r) => `${ms(r.p50)} / ${ms(r.p99)}`)} | ${x2(1 / pairedRatio(cell[key], base).value)} |`);
+    }
+  }
+  if (X?.cells) L.push(`\nTotal balance after the runs: ${X.totalIntact ? 'intact' : '**changed**'}. Clients: ${XA_CLIENTS.join(', ')}.`);
+  if (X?.error) L.push(`\nfailed: ${X.error}`);
   L.push('');
 
   L.push('## Method');

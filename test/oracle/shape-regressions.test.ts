@@ -27,6 +27,19 @@ const BOTH = ['sqlite', 'mariadb'] as const;
 
 const REGRESSIONS: readonly Regression[] = [
   {
+    found: 'SELECT DISTINCT MIN(text) … GROUP BY: the DISTINCT key is the one kept with the winning partial (was each shard\'s own: duplicates and lost values)',
+    sql: 'SELECT DISTINCT (NOT (MIN((f.qty % 5)) >= MAX(f.grp))) AS b, MAX(f.tm) AS m FROM shape_facts f GROUP BY f.big ORDER BY 1 DESC, 2',
+    on: ['mariadb'],
+    ordered: true,
+  },
+  {
+    found: 'ROUND of a CASE with a DOUBLE branch is refused at planning (was a MergeValueError after the statements ran)',
+    sql: 'SELECT ROUND(CASE WHEN COUNT(*) < ? THEN SUM(CASE WHEN f.bin IS NULL THEN f.id ELSE f.ratio END) ELSE MAX(f.yr) END, 2) AS hi2 FROM shape_facts f WHERE f.ratio < 3',
+    parameters: [10],
+    on: ['mariadb'],
+    refused: true,
+  },
+  {
     found: 'a constant item of a global aggregate that matches no row, when only ORDER BY groups the shards by DISTINCT values (was NULL)',
     sql: 'SELECT AVG(f.id) AS cnt1, 100 AS v2 FROM shape_facts f WHERE f.qty < -1000 ORDER BY COUNT(DISTINCT f.doc) ASC, v2 ASC',
     on: BOTH,

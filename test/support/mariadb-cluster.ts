@@ -29,6 +29,25 @@ export interface MariadbCluster {
   stop(): Promise<void>;
 }
 
+/** How `startCluster` sets its servers up. */
+export interface ClusterOptions {
+  /**
+   * false: the "replicas" are independent servers (no replication), e.g. the several servers
+   * of a sharded data source. @default true
+   */
+  readonly replicate?: boolean;
+  /** More `mariadbd` options for every node (e.g. `--innodb-lock-wait-timeout=1`). */
+  readonly serverOptions?: readonly string[];
+}
+
+/**
+ * `count` independent MariaDB servers (each its own `mariadbd`, data directory and port): the
+ * first is `primary`, the others `replicas`, but none replicates.
+ */
+export function startServers(count: number, options: Omit<ClusterOptions, 'replicate'> = {}): Promise<MariadbCluster> {
+  return startCluster(count - 1, { ...options, replicate: false });
+}
+
 const PREFIX = 'tsh-cluster-';
 const OWNER_FILE = 'owner.pid';
 // Small enough for three servers on a shared 2-core machine, big enough for the tests' rows.
@@ -52,8 +71,9 @@ export function canStartMariadb(): boolean {
  * start first removes clusters left behind by a test process that no longer exists (killed
  * before it could clean up), found by the owner pid written into their directory.
  */
-export async function startCluster(replicaCount = 2): Promise<MariadbCluster> {
+export async function startCluster(replicaCount = 2, options: ClusterOptions = {}): Promise<MariadbCluster> {
   reapOrphans();
+  const serverOptions = [...SERVER_OPTIONS, ...(options.serverOptions ?? [])];
   const dir = mkdtempSync(join(tmpdir(), PREFIX));
   writeFileSync(join(dir, OWNER_FILE), String(process.pid));
   const nodes: ClusterNode[] = [];
@@ -73,7 +93,7 @@ export async function startCluster(replicaCount = 2): Promise<MariadbCluster> {
       children.delete(node.name);
     },
     restart: async (node) => {
-      children.set(node.name, launch(dir, node));
+      children.set(node.name, launch(dir, node, serverOptions));
       await waitReady(node.port, dir, node.name);
     },
     stop: async () => {
@@ -91,10 +111,11 @@ export async function startCluster(replicaCount = 2): Promise<MariadbCluster> {
       nodes.push({ name, port: await freePort(), serverId: i + 1, pid: undefined });
     }
     rmSync(join(dir, 'template'), { recursive: true, force: true });
-    for (const node of nodes) children.set(node.name, launch(dir, node));
+    for (const node of nodes) children.set(node.name, launch(dir, node, serverOptions));
     await Promise.all(nodes.map((n) => waitReady(n.port, dir, n.name)));
     const [primary, ...replicas] = nodes;
     Object.assign(cluster, { primary, replicas });
+    if (options.replicate === false) return cluster;
     for (const replica of replicas) {
       await runSql(replica.port, [
         `CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primary!.port}, MASTER_USER='root', MASTER_PASSWORD='', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1`,
@@ -114,7 +135,7 @@ function install(datadir: string): void {
   if (result.status !== 0) throw new Error(`mariadb-install-db failed (${result.status}): ${result.stderr || result.stdout}`);
 }
 
-function launch(dir: string, node: ClusterNode): ChildProcess {
+function launch(dir: string, node: ClusterNode, serverOptions: readonly string[]): ChildProcess {
   const datadir = join(dir, node.name);
   const args = [
     '--no-defaults',
@@ -126,7 +147,7 @@ function launch(dir: string, node: ClusterNode): ChildProcess {
     `--pid-file=${join(dir, `${node.name}.pid`)}`,
     `--log-error=${join(dir, `${node.name}.err`)}`,
     `--server-id=${node.serverId}`,
-    ...SERVER_OPTIONS,
+    ...serverOptions,
   ];
   const bin = existsSync('/usr/sbin/mariadbd') ? '/usr/sbin/mariadbd' : 'mariadbd';
   const child = spawn(bin, args, { stdio: 'ignore' });

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { Sharded, ShardKey } from 'typeorm-sharding';
+import { Broadcast, Sharded, ShardKey } from 'typeorm-sharding';
 
 /**
  * A buyer and the ids of their orders. Unsharded: it lives on the default shard.
@@ -64,4 +64,42 @@ export class PostReply {
 
   @Column('datetime')
   createTime!: Date;
+}
+
+/** An order of the shop: sharded by its id; its items live on the same shard (co-located). */
+@Entity('shop_orders')
+@Sharded()
+export class ShopOrder {
+  @PrimaryColumn('bigint')
+  @ShardKey()
+  id!: string;
+
+  @Column()
+  buyerId!: number;
+}
+
+/** A line of an order, sharded by its order's id: always on the order's shard. */
+@Entity('shop_order_items')
+@Sharded({ colocateWith: () => ShopOrder })
+export class ShopOrderItem {
+  @PrimaryColumn('bigint')
+  @ShardKey()
+  orderId!: string;
+
+  @PrimaryColumn()
+  sku!: string;
+
+  @Column()
+  quantity!: number;
+}
+
+/** Stock per product: a reference table, with a full copy on every shard. */
+@Entity('shop_stock')
+@Broadcast()
+export class Stock {
+  @PrimaryColumn()
+  sku!: string;
+
+  @Column()
+  quantity!: number;
 }

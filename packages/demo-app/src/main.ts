@@ -1,8 +1,9 @@
 /**
- * typeorm-sharding demo: the e-commerce case of the PolarDB-X article and the paging bug of
- * the Atlas post-mortem, on 4 shards. Runs on embedded SQLite files by default; set
- * DEMO_DB=mariadb (and DEMO_MYSQL_HOST/PORT/USER/PASSWORD) to use MariaDB databases
- * demo_shard_0..3 instead.
+ * typeorm-sharding demo: the e-commerce case of the PolarDB-X article, the paging bug of the
+ * Atlas post-mortem, and an order placed in one transaction across servers, on 4 shards. Runs on
+ * embedded SQLite files by default; set DEMO_DB=mariadb (and DEMO_MYSQL_HOST/PORT/USER/PASSWORD)
+ * to use MariaDB databases demo_shard_0..3 instead, on two servers: DEMO_MYSQL_HOST2 /
+ * DEMO_MYSQL_PORT2 name the second (by default the first one again, reached as a second server).
  */
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { In } from 'typeorm';
 import { ShardedDataSource, type PhysicalQueryEvent, type ShardedDataSourceOptions } from 'typeorm-sharding';
-import { Buyer, ModOrder, Order, PostReply } from './entities.js';
+import { Buyer, ModOrder, Order, PostReply, ShopOrder, ShopOrderItem, Stock } from './entities.js';
+import { OutOfStockError, orderLog, placeOrder } from './place-order.js';
 import { prepareMariaDb } from './mariadb.js';
 
 const SHARDS = 4;
@@ -95,8 +97,57 @@ async function main(): Promise<void> {
   } finally {
     await batched.destroy();
   }
+  await orderAcrossServers();
   if (dir) rmSync(dir, { recursive: true, force: true });
   console.log('\nDone.');
+}
+
+/** The shop's tables on the 4 shards, which on MariaDB live on two servers (shards 0, 2 and 1, 3). */
+function shopOptions(log: ReturnType<typeof orderLog>): ShardedDataSourceOptions {
+  const sharding = { onPhysicalQuery: log.physical, transactions: { onStep: log.step } };
+  const entities = [ShopOrder, ShopOrderItem, Stock];
+  const shardNames = Array.from({ length: SHARDS }, (_, i) => `shard_${i}`);
+  if (!useMariaDb) return { type: 'better-sqlite3', entities, synchronize: true, sharding, shards: shardNames.map((name) => ({ name, database: join(dir, `${name}.db`) })) };
+  const host = process.env.DEMO_MYSQL_HOST ?? '127.0.0.1';
+  const port = Number(process.env.DEMO_MYSQL_PORT ?? 3306);
+  return {
+    type: 'mariadb',
+    username: process.env.DEMO_MYSQL_USER ?? 'root',
+    password: process.env.DEMO_MYSQL_PASSWORD ?? '',
+    entities,
+    synchronize: true,
+    sharding,
+    servers: [
+      { name: 'db1', host, port },
+      { name: 'db2', host: process.env.DEMO_MYSQL_HOST2 ?? host, port: Number(process.env.DEMO_MYSQL_PORT2 ?? port) },
+    ],
+    shards: shardNames.map((name, i) => ({ name, server: i % 2 ? 'db2' : 'db1', database: `demo_shard_${i}` })),
+  };
+}
+
+async function orderAcrossServers(): Promise<void> {
+  console.log(
+    useMariaDb
+      ? '\n4. An order in one transaction across two servers (shards 0, 2 on db1; 1, 3 on db2): XA two-phase commit'
+      : '\n4. An order in one transaction across shard files: SQLite attaches the other files to the first shard\'s connection and commits once',
+  );
+  const log = orderLog();
+  const ds = await new ShardedDataSource(shopOptions(log)).initialize();
+  try {
+    await ds.getRepository(Stock).save([{ sku: 'lamp', quantity: 3 }, { sku: 'desk', quantity: 1 }]);
+    log.print('stock, a broadcast table, written to every shard in one transaction');
+    const id = '1001';
+    console.log(`    order ${id} and its items live on ${ds.shardOf(ShopOrder, id)}; the stock on every shard`);
+    await placeOrder(ds, id, { lamp: 2, desk: 1 });
+    log.print(`order ${id} (2 lamps, 1 desk) placed:`);
+    if (!useMariaDb) console.log(`    the transaction began on ${ds.shardOf(ShopOrder, id)}: the other files were attached to its connection (their statements name the attached schema) and one COMMIT made all four durable together`);
+    const refused = await placeOrder(ds, '1002', { lamp: 2 }).then(() => undefined, (e: unknown) => e);
+    log.print(`order 1002 (2 lamps) refused, ${refused instanceof OutOfStockError ? refused.message : String(refused)}: rolled back everywhere`);
+    const copies = await Promise.all(ds.shardNames.map(async (name) => `${name}: ${(await ds.getShardDataSource(name).query('SELECT sku, quantity FROM shop_stock ORDER BY sku')).map((r: { sku: string; quantity: number }) => `${r.sku} ${r.quantity}`).join(', ')}`));
+    console.log(`    orders: ${(await ds.getRepository(ShopOrder).find()).map((o) => o.id).join(', ')}; items: ${await ds.getRepository(ShopOrderItem).count()}; stock copies — ${copies.join(' | ')}`);
+  } finally {
+    await ds.destroy();
+  }
 }
 
 main().catch((error) => {

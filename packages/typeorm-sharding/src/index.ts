@@ -16,7 +16,10 @@ export type {
 } from './data-source/options.js';
 export { Sharded, ShardKey, Broadcast, Snowflake, type ShardedOptions } from './decorators/index.js';
 export * from './errors/index.js';
-export { PartialCommitError, TransactionStateError } from './session/shard-session.js';
+export { PartialCommitError, TransactionStateError } from './session/session-errors.js';
+export { PrepareFailedError, CommitOutcomeUnknownError, CrossServerTransactionError } from './transactions/transaction-errors.js';
+export type { TransactionOptions, TransactionStep, TransactionStepEvent } from './transactions/transaction-options.js';
+export type { ResolveReport } from './transactions/xa-resolver.js';
 export { BroadcastDivergenceError, type CopyOutcome } from './engine/copies-result.js';
 export { MissingShardKeyError } from './write/route-insert.js';
 export { ParameterCountError } from './parameterize/parameterize-error.js';

@@ -29,6 +29,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   session: 9,
   execute: 9,
   merge: 10,
+  transactions: 10,
   engine: 11,
   keys: 11,
   'data-source': 12,

@@ -3,6 +3,7 @@ import type { BetterSqlite3DataSourceOptions } from 'typeorm/driver/better-sqlit
 import type { PhysicalQueryLogLevel } from '../log/physical-query-log.js';
 import type { KeyGeneratorOptions } from '../keys/key-generator-options.js';
 import type { TableLayoutOption } from '../algorithms/index.js';
+import type { TransactionOptions } from '../transactions/transaction-options.js';
 
 /** One physical statement as it ran on a shard, reported through `onPhysicalQuery`. */
 export interface PhysicalQueryEvent {
@@ -109,6 +110,14 @@ export interface ShardingOptions {
    * @default {} (the decorators' layouts)
    */
   readonly tables?: Readonly<Record<string, TableLayoutOption>>;
+  /**
+   * How transactions that touch several servers (SQLite: several shard files) commit: atomically
+   * (XA two-phase commit with a decision log and a resolver on MySQL/MariaDB; one transaction of
+   * attached databases on SQLite), or server after server. See the README's "Transactions across
+   * servers".
+   * @default { crossServer: 'atomic' }
+   */
+  readonly transactions?: TransactionOptions;
 }
 
 /**

@@ -17,11 +17,16 @@ import { MysqlShardingQueryRunner, SqliteShardingQueryRunner } from './sharding-
 import { detachDriverConnections } from './detached-driver.js';
 import { physicalQueryLog } from '../log/physical-query-log.js';
 import { ShardLogger } from '../log/shard-logger.js';
-import { ShardedEntityManager } from './sharded-entity-manager.js';
+import { inTurnWithTransactions, ShardedEntityManager } from './sharded-entity-manager.js';
 import { physicalMetadatas } from './layout-metadata.js';
 import { checkKeyGeneratorOptions } from '../keys/key-generator-options.js';
 import { planGlobalKeys, type GlobalKeys } from '../keys/global-keys.js';
 import type { KeyGenerator } from '../keys/snowflake-generator.js';
+import { resolveTransactionOptions } from '../transactions/transaction-options.js';
+import { startCrossServerTransactions } from '../transactions/start-cross-server.js';
+import type { XaCoordinator } from '../transactions/xa-coordinator.js';
+import type { ResolveReport } from '../transactions/xa-resolver.js';
+import type { CommitProtocol } from '../session/commit-protocol.js';
 
 /** Schema steps the ShardedDataSource drives itself, so neither its base nor a shard may run them on its own. */
 const DRIVEN_BY_SHARDED_SOURCE = { synchronize: false, migrationsRun: false, dropSchema: false };
@@ -50,6 +55,10 @@ export class ShardedDataSource extends DataSource {
   private sqliteRunner: SqliteShardingQueryRunner | undefined;
   private shardLoggers: ShardLogger[] = [];
   private globalKeys: GlobalKeys | undefined;
+  /** MySQL with several servers: XA two-phase commit, its logs and its resolver. */
+  private xa: XaCoordinator | undefined;
+  /** How sessions commit transactions that reach several servers. */
+  private protocol: CommitProtocol | undefined;
 
   constructor(options: ShardedDataSourceOptions) {
     let configError: ShardingError | undefined;
@@ -57,6 +66,7 @@ export class ShardedDataSource extends DataSource {
       validateShards(options);
       resolveShardingOptions(options.sharding);
       checkKeyGeneratorOptions(options.sharding?.keyGenerator);
+      resolveTransactionOptions(options.sharding?.transactions);
     } catch (error) {
       if (!(error instanceof ShardingError)) throw error;
       configError = error;
@@ -117,6 +127,17 @@ export class ShardedDataSource extends DataSource {
     return this.requireEngine().explain(sql, parameters);
   }
 
+  /**
+   * Runs the resolver of cross-server transactions now (it also runs in `initialize()` and every
+   * `sharding.transactions.resolveIntervalMs`): commits or rolls back the XA branches a dead
+   * process left prepared, by the decision log. MySQL/MariaDB with several servers only; elsewhere
+   * there is nothing to resolve.
+   */
+  async resolveTransactions(): Promise<ResolveReport> {
+    this.requireEngine();
+    return this.xa ? this.xa.resolve() : { committed: 0, rolledBack: 0, pending: 0 };
+  }
+
   /** Plan-cache counters: one entry per statement shape. */
   get planCacheStats(): PlanCacheStats {
     return this.requireEngine().planCacheStats;
@@ -131,8 +152,8 @@ export class ShardedDataSource extends DataSource {
     const engine = this.requireEngine();
     // Like TypeORM's own SQLite driver, SQLite shares one runner (each shard is one connection).
     const runner = this.dialect === 'mysql'
-      ? new MysqlShardingQueryRunner(this.driver as MysqlDriver, mode, engine)
-      : (this.sqliteRunner ??= new SqliteShardingQueryRunner(this.driver as BetterSqlite3Driver, 'master', engine));
+      ? new MysqlShardingQueryRunner(this.driver as MysqlDriver, mode, engine, this.protocol)
+      : (this.sqliteRunner ??= new SqliteShardingQueryRunner(this.driver as BetterSqlite3Driver, 'master', engine, { protocol: this.protocol, serialize: (work) => inTurnWithTransactions(this, work) }));
     Object.assign(runner, { manager: this.createEntityManager(runner) });
     return runner;
   }
@@ -193,7 +214,14 @@ export class ShardedDataSource extends DataSource {
       const coalesce = this.dialect === 'mysql' ? settings.coalesce : undefined;
       this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, { ...settings, coalesce, logPhysical });
       Object.assign(this, { isInitialized: true });
-      if (this.shardedOptions.dropSchema) await this.dropDatabase();
+      // Before any schema change: a prepared branch left by a dead process holds its rows' locks.
+      const transactions = await startCrossServerTransactions(this.dialect, topology, this.serverPools, this.shardedOptions.sharding?.transactions, (level, message) => this.logger.log(level, message));
+      this.xa = transactions.xa;
+      this.protocol = transactions.protocol;
+      if (this.shardedOptions.dropSchema) {
+        await this.dropDatabase();
+        await this.xa?.ensureLogs();
+      }
       if (this.shardedOptions.migrationsRun) await this.runMigrations({ transaction: this.shardedOptions.migrationsTransactionMode });
       if (this.shardedOptions.synchronize) await this.synchronize();
       // Last, so that dropSchema and synchronize cannot remove the worker-id lease table under it.
@@ -202,6 +230,8 @@ export class ShardedDataSource extends DataSource {
     } catch (error) {
       Object.assign(this, { isInitialized: false });
       this.engine = undefined;
+      await this.xa?.stop().catch(() => undefined);
+      this.xa = undefined;
       await this.closeShards();
       throw error;
     }
@@ -268,6 +298,9 @@ export class ShardedDataSource extends DataSource {
   override async destroy(): Promise<void> {
     await this.globalKeys?.stop();
     this.globalKeys = undefined;
+    await this.xa?.stop();
+    this.xa = undefined;
+    this.protocol = undefined;
     await this.closeShards();
     this.engine = undefined;
     this.sqliteRunner = undefined;

@@ -65,6 +65,14 @@ export class ShardedEntityManager extends EntityManager {
   }
 }
 
+/**
+ * Runs `work` in turn with the top-level `transaction()` calls of a SQLite data source: for a
+ * transaction the plugin opens itself on the shared session (a write over several shards).
+ */
+export function inTurnWithTransactions<T>(dataSource: DataSource, work: () => Promise<T>): Promise<T> {
+  return topLevelQueue(dataSource).run(work);
+}
+
 function topLevelQueue(dataSource: DataSource): SerialQueue {
   let queue = topLevel.get(dataSource);
   if (!queue) topLevel.set(dataSource, (queue = new SerialQueue()));

@@ -6,6 +6,7 @@ import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSq
 import { Readable } from 'node:stream';
 import type { ShardingEngine } from '../engine/sharding-engine.js';
 import { ShardSession } from '../session/shard-session.js';
+import type { CommitProtocol } from '../session/commit-protocol.js';
 import { loggedParameters, withQueryLogging } from '../log/logical-query-log.js';
 
 // TypeScript requires a mixin's base constructor to take `...args: any[]`.
@@ -66,19 +67,19 @@ const SqliteBase = withSharding(BetterSqlite3QueryRunner);
 /** Sharding runner for mysql / mariadb shards. */
 export class MysqlShardingQueryRunner extends MysqlBase {
   readonly session: ShardSession;
-  constructor(driver: MysqlDriver, mode: ReplicationMode, readonly engine: ShardingEngine) {
+  constructor(driver: MysqlDriver, mode: ReplicationMode, readonly engine: ShardingEngine, protocol?: CommitProtocol) {
     super(driver, mode);
-    this.session = new ShardSession(mode, 'mysql', this);
+    this.session = new ShardSession(mode, 'mysql', { owner: this, protocol });
   }
 }
 
 /** Sharding runner for better-sqlite3 shards. */
 export class SqliteShardingQueryRunner extends SqliteBase {
   readonly session: ShardSession;
-  constructor(driver: BetterSqlite3Driver, mode: ReplicationMode, readonly engine: ShardingEngine) {
+  constructor(driver: BetterSqlite3Driver, mode: ReplicationMode, readonly engine: ShardingEngine, options: { protocol?: CommitProtocol; serialize?: <T>(work: () => Promise<T>) => Promise<T> } = {}) {
     super(driver);
     this.mode = mode;
-    this.session = new ShardSession(mode, 'sqlite', this);
+    this.session = new ShardSession(mode, 'sqlite', { owner: this, ...options });
   }
 
   /**

@@ -41,6 +41,11 @@ export interface PhysicalWrites {
   readonly copies?: CopiesStatement | undefined;
   /** INSERT: the VALUES rows each statement carries, so that returned rows come back in their order. */
   readonly rowsOf?: readonly (readonly number[])[];
+  /**
+   * The write reaches several shards (or several tables of a table-per-shard layout): it runs
+   * atomically (`ShardSession.atomically`), as one statement does on one database.
+   */
+  readonly atomic: boolean;
 }
 
 /** Everything a logical statement can become. */

@@ -77,13 +77,12 @@ export class PhysicalPlanner {
       case 'default-shard':
         this.layouts?.checkSchemaRead(p);
         return { kind: 'one', statement: same(0) };
-      case 'all-shards':
-        return {
-          kind: 'writes',
-          statements: this.everyTable(p) ?? this.targets.map((t) => same(t.index)),
-          sequential: true,
-          copies: plan.result === 'sum' ? undefined : { verb: p.verb, sql: p.sql, check: plan.result === 'copies' },
-        };
+      case 'all-shards': {
+        const copies = plan.result === 'sum' ? undefined : { verb: p.verb, sql: p.sql, check: plan.result === 'copies' };
+        const statements = this.everyTable(p) ?? this.targets.map((t) => same(t.index));
+        // DDL, PRAGMA and a SQLite rebuild's row copy run as they are; a broadcast write's copies change together.
+        return { kind: 'writes', statements, sequential: true, copies, atomic: copies?.check === true && reachesSeveral(statements) };
+      }
       case 'where-exists':
         return { kind: 'where-exists', plan, statement: same(0), ...(this.layouts ? { perTable: this.layouts.perTableObject(p, plan.name) } : {}) };
       case 'pulled':
@@ -92,8 +91,10 @@ export class PhysicalPlanner {
         return { kind: 'compound', plan, p };
       case 'insert':
         return this.insert(p, plan);
-      case 'write':
-        return { kind: 'writes', statements: this.routed(p, plan, undefined, this.addressingOf(p, { kind: 'write' })), sequential: false };
+      case 'write': {
+        const statements = this.routed(p, plan, undefined, this.addressingOf(p, { kind: 'write' }));
+        return { kind: 'writes', statements, sequential: false, atomic: reachesSeveral(statements) };
+      }
       case 'select':
         return this.read(p, plan, perServer);
     }
@@ -106,7 +107,7 @@ export class PhysicalPlanner {
     const units = routeInsert(p, rows, plan.keyColumnIndex!, rule.shardKey!, plan.table);
     const layout = this.layoutOf(p);
     const statements = units.map((u) => unitStatement(u, p, insertRowTokens(p, rows, u), { addressing, layout }));
-    return { kind: 'writes', statements, sequential: false, rowsOf: units.map((u) => u.rows) };
+    return { kind: 'writes', statements, sequential: false, rowsOf: units.map((u) => u.rows), atomic: reachesSeveral(statements) };
   }
 
   private read(p: ParameterizedSql, plan: SelectPlan, perServer: boolean): PhysicalRead {
@@ -210,4 +211,13 @@ export class PhysicalPlanner {
   }
 
   private readonly databaseOf = (shard: number): string => this.targets[shard]!.database!;
+}
+
+/**
+ * The statements of one write reach several shards, or several tables of one shard under a
+ * layout: they must run atomically, as the one statement does on one database.
+ */
+function reachesSeveral(statements: readonly PhysicalStatement[]): boolean {
+  const first = statements[0];
+  return statements.some((s) => s.shard !== first!.shard || s.table !== first!.table);
 }

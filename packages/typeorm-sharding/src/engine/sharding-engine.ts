@@ -13,6 +13,7 @@ import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { ShardSession } from '../session/shard-session.js';
+import { commitsImplicitly } from '../session/implicit-commit.js';
 import { copiesResult } from './copies-result.js';
 import { asLogicalError, withLogicalErrors } from './logical-error.js';
 import { readingExactIntegers, statementsOf, type PhysicalPlan, type PhysicalRead, type PhysicalWrites } from './physical-plan.js';
@@ -112,6 +113,10 @@ export class ShardingEngine {
       case 'session':
         await session.control({ sql, parameters: parameters ?? [] }, work.control);
         return rowsResult([]);
+    }
+    // As on one MySQL server, DDL commits the open transaction first (an XA branch would refuse it).
+    if (this.dialect === 'mysql' && session.inTransaction && commitsImplicitly(this.texts.parameterize(sql, parameters ?? []).verb, sql)) await session.commitImplicitly();
+    switch (work.kind) {
       case 'compound':
         return runCompound(work.plan, work.p, this.compound, session);
       case 'where-exists': {
@@ -148,9 +153,8 @@ export class ShardingEngine {
 
   private async write(work: PhysicalWrites, session: ShardSession): Promise<QueryResult> {
     if (work.statements.length === 0) return writesResult([], this.dialect);
-    const results = work.sequential
-      ? await executeInOrder(work.statements, this.targets, session, this.executor)
-      : await executeStatements(work.statements, this.targets, session, this.executor);
+    const run = () => (work.sequential ? executeInOrder(work.statements, this.targets, session, this.executor) : executeStatements(work.statements, this.targets, session, this.executor));
+    const results = work.atomic ? await session.atomically(run) : await run();
     if (!work.copies) return writesResult(results, this.dialect, work.rowsOf);
     return copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies);
   }

@@ -7,6 +7,7 @@ import type { ShardSession } from '../session/shard-session.js';
 import { shardFailure } from './shard-failure.js';
 import { withoutDatabase } from '../rewrite/address-shard.js';
 import type { ShardTarget } from './shard-target.js';
+import { isAttachedRunner } from './attached-runner.js';
 
 /** Executor settings, resolved from ShardingOptions. */
 export interface ExecutorSettings {
@@ -102,7 +103,10 @@ async function runOne(statement: PhysicalStatement, targets: readonly ShardTarge
   const unqualified = target.database !== undefined && statement.qualified !== true;
   let failure: unknown;
   try {
-    const result = direct
+    // A SQLite shard attached to the transaction's first shard runs there, its tables named with its schema.
+    const result = runner && isAttachedRunner(runner)
+      ? await runner.runsOn.execute(runner.rewrite(statement.sql, statement.parameters), statement.parameters, session.mode, { exactIntegers: statement.exactIntegers })
+      : direct
       ? await target.execute(statement.sql, statement.parameters, session.mode, { exactIntegers: statement.exactIntegers, unqualified })
       : unqualified && target.useDatabaseOn
         ? await session.exclusive(runner, async () => {

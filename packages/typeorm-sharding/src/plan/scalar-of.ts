@@ -45,6 +45,8 @@ export function scalarOf(
   dialect: SqlDialect,
   /** True for an aggregate-free part the shards can compute as a column of their rows (see `visit`). */
   onShards: (n: SqlNode) => boolean = () => false,
+  /** The SQL type of any part of the expression (the planner's typer), where it is known. */
+  typeOf?: (n: SqlNode) => ExprType,
 ): ScalarExpression | { readonly problem: string } {
   /** True when `n` may be a text value on MySQL: a text leaf, or a branching function / CASE that may return one. */
   const textOnMysql = (n: SqlNode): boolean => {
@@ -113,7 +115,7 @@ export function scalarOf(
       case 'function': {
         if (n.window || !EVALUATED_FUNCTIONS[dialect].has(n.name)) throw new Unsupported(`the function ${n.name}()`);
         if (BRANCHING.has(n.name) || n.name === 'IF') untypedBranches(n.name === 'IF' ? n.args.slice(1) : n.args, `${n.name}()`);
-        if (dialect === 'mysql' && n.name === 'ROUND' && n.args[0] && resolveType(n.args[0]) === 'real') {
+        if (dialect === 'mysql' && n.name === 'ROUND' && n.args[0] && (resolveType(n.args[0]) === 'real' || mayBeDouble(n.args[0]))) {
           throw new Unsupported('ROUND() of a floating-point value (the server rounds doubles its own way)');
         }
         return { kind: 'call', name: n.name, args: n.args.map(visit) };
@@ -144,6 +146,11 @@ export function scalarOf(
   const resolveClass = (n: SqlNode): string | undefined => {
     const leaf = resolve(n);
     return 'type' in leaf ? leafTypeOf(leaf.type, dialect).class : undefined;
+  };
+  /** True when the typer says `n` is a DOUBLE or a number of unknown class (a CASE with a DOUBLE branch, `x + ?`). */
+  const mayBeDouble = (n: SqlNode): boolean => {
+    const type = typeOf?.(n);
+    return type !== undefined && (type.kind === 'unknown' || (type.kind === 'number' && (type.class === 'real' || type.inexact === true)));
   };
   const resolveType = (n: SqlNode): string | undefined => {
     if (n.kind !== 'aggregate' && n.kind !== 'column') return undefined;

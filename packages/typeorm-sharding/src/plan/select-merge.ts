@@ -221,7 +221,7 @@ class SelectMergeBuilder {
       groupBy,
       aggregates: this.aggregates,
       ...columns,
-      ...(select.distinct ? { distinct: { columns: select.items.map((item, index) => this.groupKey(item.expr, index)) } } : {}),
+      ...(select.distinct ? { distinct: { columns: select.items.map((item, index) => this.distinctKeyOf(item.expr, index)) } } : {}),
       ...(this.hidden.length > 0 ? { strip: [...this.hidden] } : {}),
     } as MergeSpec;
     const checkOriginal = afterMerge !== undefined && columnOutsideAggregates(afterMerge);
@@ -369,6 +369,23 @@ class SelectMergeBuilder {
     return { column, collation: ordering.kind === 'exact' ? ordering.order.collation : 'binary' };
   }
 
+  /**
+   * The DISTINCT key of a select item of an aggregating SELECT. An item over aggregates is
+   * compared by its merged value, or by the key the merge keeps beside a MIN/MAX's winning
+   * partial (a key the shards computed of their own partials would be stale after the merge).
+   */
+  private distinctKeyOf(expr: SqlNode, index: number): GroupKey {
+    if (!containsAggregate(expr)) return this.groupKey(expr, index);
+    const ordering = this.orderingOfExpr(expr, 'a DISTINCT item');
+    if (ordering.kind !== 'exact') return { column: this.itemColumn(index), collation: 'binary' };
+    const { collation, key } = ordering.order;
+    const column = this.aggregatedSortColumn(expr, index);
+    if (key === undefined) return { column, collation };
+    const kept = expr.kind === 'aggregate' ? this.resultKeyOf(column, expr, key) : undefined;
+    if (kept === undefined) throw new Refused('SELECT DISTINCT of an expression over aggregates that the server compares by its own key (text, dates): it cannot be computed after the merge');
+    return { column: kept, collation };
+  }
+
   /** How the database orders `expr`: an aggregate as its function and argument say, anything else by its type. */
   private orderingOfExpr(expr: SqlNode, what: string): OrderingOf {
     const { dialect } = this.ctx;
@@ -455,7 +472,7 @@ class SelectMergeBuilder {
     !someNode(n, (x) => x.kind === 'subquery' || (x.kind === 'column' && x.table === undefined && this.ctx.select.items.some((i) => i.alias?.toLowerCase() === x.column.toLowerCase())));
 
   private compiled(node: SqlNode, what: string): CompiledExpression {
-    const scalar = scalarOf(node, this.resolveLeaf, this.ctx.dialect, this.computableOnShards);
+    const scalar = scalarOf(node, this.resolveLeaf, this.ctx.dialect, this.computableOnShards, (n) => this.typer.typeOf(n));
     if ('problem' in scalar) throw new Refused(`${what} holds ${scalar.problem} around aggregates; it cannot be evaluated after merging partial results`);
     return compileExpression(scalar, semanticsOf(this.ctx.dialect));
   }

@@ -101,5 +101,12 @@ export function unitStatement(unit: UnitPlace, p: ParameterizedSql, tokens: read
   if (addressing) all = [...all, ...qualifyTokens(addressing.sites, addressing.databaseOf(unit.shard))];
   if (layout) all = [...all, ...tableNameTokens(layout, unit.table ?? 0)];
   const { sql, parameters } = applyTokens(p, all);
-  return { shard: unit.shard, sql, parameters, ...(addressing ? { qualified: true } : {}), ...(ctx.exactIntegers ? { exactIntegers: true } : {}) };
+  return {
+    shard: unit.shard,
+    ...(layout ? { table: unit.table ?? 0 } : {}),
+    sql,
+    parameters,
+    ...(addressing ? { qualified: true } : {}),
+    ...(ctx.exactIntegers ? { exactIntegers: true } : {}),
+  };
 }

@@ -180,4 +180,68 @@ describe('ShardSession', () => {
     expect(log).toEqual(['a: START TRANSACTION', 'a: COMMIT', 'a: START TRANSACTION']);
     expect(session.inTransaction).toBe(true);
   });
+
+  it('runs a multi-shard write atomically: in a transaction of its own outside one, behind a savepoint inside one', async () => {
+    const { targets, log } = shards(['a', 'b']);
+    const session = new ShardSession('master');
+    await session.atomically(async () => {
+      for (const t of targets) await (await session.acquire(t)).query('UPDATE t SET x = 1');
+    });
+    expect(log).toEqual(['a: START TRANSACTION', 'a: UPDATE t SET x = 1', 'b: START TRANSACTION', 'b: UPDATE t SET x = 1', 'a: COMMIT', 'b: COMMIT']);
+    expect(session.inTransaction).toBe(false);
+
+    log.length = 0;
+    await session.control(s('START TRANSACTION'), 'begin');
+    await (await session.acquire(targets[0]!)).query('UPDATE t SET x = 2');
+    const failed = await session.atomically(async () => {
+      for (const t of targets) await (await session.acquire(t)).query('UPDATE t SET x = 3');
+      throw new Error('the last shard refused');
+    }).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ message: 'the last shard refused' });
+    // b joined inside the statement: the savepoint was replayed there, and both were rolled back to it.
+    expect(log).toEqual([
+      'a: START TRANSACTION',
+      'a: UPDATE t SET x = 2',
+      'a: SAVEPOINT tsh_statement_1',
+      'a: UPDATE t SET x = 3',
+      'b: START TRANSACTION',
+      'b: SAVEPOINT tsh_statement_1',
+      'b: UPDATE t SET x = 3',
+      'a: ROLLBACK TO SAVEPOINT tsh_statement_1',
+      'b: ROLLBACK TO SAVEPOINT tsh_statement_1',
+      'a: RELEASE SAVEPOINT tsh_statement_1',
+      'b: RELEASE SAVEPOINT tsh_statement_1',
+    ]);
+    expect(session.inTransaction).toBe(true);
+  });
+
+  it('a failed own transaction is rolled back and owes no ROLLBACK afterwards', async () => {
+    const { targets, log } = shards(['a', 'b'], { shard: 'b', sql: 'UPDATE t SET x = 1' });
+    const session = new ShardSession('master', 'sqlite');
+    await expect(session.atomically(async () => {
+      for (const t of targets) await (await session.acquire(t)).query('UPDATE t SET x = 1');
+    })).rejects.toThrow('UPDATE t SET x = 1 failed');
+    expect(log).toEqual(['a: BEGIN TRANSACTION', 'a: UPDATE t SET x = 1', 'b: BEGIN TRANSACTION', 'b: UPDATE t SET x = 1', 'a: ROLLBACK', 'b: ROLLBACK']);
+    await expect(session.control(s('ROLLBACK'), 'rollback')).rejects.toBeInstanceOf(TransactionStateError);
+  });
+
+  it('commits implicitly before DDL (MySQL): the transaction is over, and the COMMIT TypeORM sends later finds none', async () => {
+    const { targets, log } = shards(['a']);
+    const session = new ShardSession('master', 'mysql');
+    await session.control(s('START TRANSACTION'), 'begin');
+    await session.acquire(targets[0]!);
+    await session.commitImplicitly();
+    expect(session.inTransaction).toBe(false);
+    await session.control(s('COMMIT'), 'commit');
+    expect(log).toEqual(['a: START TRANSACTION', 'a: COMMIT']);
+  });
+
+  it('a statement for a server whose branch is still opening waits for it (no statement before its BEGIN)', async () => {
+    const { targets, log } = shards(['a']);
+    const session = new ShardSession('master');
+    await session.control(s('SET TRANSACTION ISOLATION LEVEL SERIALIZABLE'), 'set-isolation');
+    await session.control(s('START TRANSACTION'), 'begin');
+    await Promise.all([1, 2].map(async (n) => (await session.acquire(targets[0]!)).query(`UPDATE t SET x = ${n}`)));
+    expect(log.slice(0, 2)).toEqual(['a: SET TRANSACTION ISOLATION LEVEL SERIALIZABLE', 'a: START TRANSACTION']);
+  });
 });

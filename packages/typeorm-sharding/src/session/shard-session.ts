@@ -1,99 +1,110 @@
 import type { QueryRunner, ReplicationMode } from 'typeorm';
-import { ShardingError } from '../errors/index.js';
 import { shardFailure } from '../execute/shard-failure.js';
 import type { ShardTarget } from '../execute/shard-target.js';
 import type { SqlDialect } from '../parameterize/index.js';
-import type { TransactionControl } from '../plan/transaction-control.js';
+import type { Branch, CommitProtocol, OpeningStatement, SessionStatement, SessionTransaction } from './commit-protocol.js';
+import { sequentialCommit } from './sequential-commit.js';
+import { TransactionStateError } from './session-errors.js';
+import type { TransactionControl } from './transaction-control.js';
 
-export type { TransactionControl };
+export { PartialCommitError, TransactionStateError } from './session-errors.js';
+export type { TransactionControl } from './transaction-control.js';
 
-/** A statement replayed on a shard that joins a transaction late (isolation level, savepoints). */
-interface SessionStatement {
-  readonly sql: string;
-  readonly parameters: readonly unknown[];
+/** What a session needs beyond its mode and dialect. */
+export interface SessionOptions {
+  /** The QueryRunner this session belongs to: named in log lines of its physical statements. */
+  readonly owner?: QueryRunner | undefined;
+  /** How transactions reach several servers (local per server, XA, SQLite ATTACH). @default sequentialCommit */
+  readonly protocol?: CommitProtocol;
+  /**
+   * Runs a transaction the plugin opens itself (a write over several shards outside a
+   * transaction) so that it cannot overlap a `transaction()` of another caller: SQLite shares
+   * one session between all callers. @default runs it at once
+   */
+  readonly serialize?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
+const BEGIN: Record<SqlDialect, string> = { mysql: 'START TRANSACTION', sqlite: 'BEGIN TRANSACTION' };
+
 /**
- * The per-QueryRunner state that spans statements: whether a transaction is open, and
- * which server connections it has pinned. TypeORM drives transactions by sending
- * `START TRANSACTION` / `SAVEPOINT` / `COMMIT` text through `query()`; the session opens
- * the transaction on a server only when a statement first touches one of its shards (servers
- * a transaction never touches cost nothing), replaying the isolation level and open
- * savepoints there. All shards of a server share its connection, so their part of the
- * transaction commits atomically, as one local transaction (SQLite: each shard file is its
- * own server).
- *
- * Commit is per server, one after the other: without XA a commit that fails on a later
- * server cannot undo earlier ones. That case raises `PartialCommitError` naming both sets.
+ * The per-QueryRunner state that spans statements: whether a transaction is open, and which
+ * server connections it has joined. TypeORM drives transactions by sending `START
+ * TRANSACTION` / `SAVEPOINT` / `COMMIT` text through `query()`; the session opens the
+ * transaction on a server only when a statement first touches one of its shards (servers a
+ * transaction never touches cost nothing), and the commit protocol decides how that server
+ * joins (replaying the isolation level and open savepoints, as a local transaction or an XA
+ * branch, or attached to the first SQLite shard) and how the whole commits. All shards of a
+ * server share its connection, so their part commits as one local transaction.
  *
  * Misplaced control statements behave as the database would: a second BEGIN commits the open
  * transaction on MySQL and is refused on SQLite, as are COMMIT / ROLLBACK / SAVEPOINT outside a
  * transaction (MySQL accepts those silently). The session is never left half-open.
  */
 export class ShardSession {
-  private transactionOpen = false;
+  private transaction: SessionTransaction | undefined;
   /**
    * A COMMIT failed: the database would still hold the transaction open until a ROLLBACK
-   * (TypeORM sends one), while here every shard has already been rolled back or committed.
+   * (TypeORM sends one), while here every server has already been rolled back or committed.
    */
   private rollbackOwed = false;
-  /** Statements that opened the transaction and its savepoints, replayed on late-joining shards. */
-  private readonly opening: SessionStatement[] = [];
-  private readonly pinned = new Map<string, QueryRunner>();
+  /** Statements that opened the transaction and its savepoints, replayed on servers that join later. */
+  private readonly opening: OpeningStatement[] = [];
+  /** The branches, in the order their servers joined; each with the promise of its opening. */
+  private readonly branches = new Map<string, { readonly branch: Branch; readonly ready: Promise<void> }>();
   private readonly locks = new WeakMap<QueryRunner, Promise<void>>();
+  /** Savepoints set around multi-shard writes so far (their names must not repeat while one is open). */
+  private statementSavepoints = 0;
+  private readonly protocol: CommitProtocol;
+  /** The QueryRunner this session belongs to (log lines of its physical statements name it). */
+  readonly owner: QueryRunner | undefined;
 
   /**
    * @param mode replication mode of statements outside transactions
    * @param dialect whose rules misplaced control statements follow
-   * @param owner the QueryRunner this session belongs to: named in log lines of its physical statements
    * @default dialect 'mysql'
    */
   constructor(
     readonly mode: ReplicationMode,
     private readonly dialect: SqlDialect = 'mysql',
-    readonly owner?: QueryRunner,
-  ) {}
+    private readonly options: SessionOptions = {},
+  ) {
+    this.protocol = options.protocol ?? sequentialCommit;
+    this.owner = options.owner;
+  }
 
   /** True between BEGIN and COMMIT/ROLLBACK. */
   get inTransaction(): boolean {
-    return this.transactionOpen;
+    return this.transaction !== undefined;
   }
 
   /**
-   * The runner a statement on `target` uses: the pinned one inside a transaction (opened
-   * on first use), else a fresh one the caller must give back with `done()`.
+   * The runner a statement on `target` uses: the branch's inside a transaction (its server
+   * joins on first use), else a fresh one the caller must give back with `done()`.
    */
   async acquire(target: ShardTarget): Promise<QueryRunner> {
-    if (!this.transactionOpen) return target.createRunner(this.mode);
-    // One connection per server: the shards of a server share it and commit together.
-    const existing = this.pinned.get(target.server);
-    if (existing) return existing;
-    const runner = target.createRunner('master');
-    this.pinned.set(target.server, runner);
-    let replaying: SessionStatement | undefined;
-    try {
-      for (const s of this.opening) {
-        replaying = s;
-        await runner.query(s.sql, [...s.parameters]);
-      }
-    } catch (cause) {
-      this.pinned.delete(target.server);
-      // A BEGIN that did run must not stay open on the shard's connection.
-      await runner.query('ROLLBACK').catch(() => undefined);
-      await runner.release().catch(() => undefined);
-      throw shardFailure(cause, {
-        shard: target.server,
-        physicalQuery: replaying?.sql ?? '',
-        physicalParameters: replaying?.parameters ?? [],
-        context: 'while opening the transaction there',
-      });
+    if (!this.transaction) return target.createRunner(this.mode);
+    const existing = this.branches.get(target.server);
+    if (existing) {
+      await existing.ready;
+      return existing.branch.runner;
     }
-    return runner;
+    const joined = [...this.branches.values()];
+    const join = this.transaction.join(target, joined.map((b) => b.branch), this.opening);
+    // An attached shard's statements run on the first branch's connection: after its BEGIN.
+    const ready = join.branch.kind === 'attached' && joined[0] ? joined[0].ready.then(() => join.open()) : join.open();
+    this.branches.set(target.server, { branch: join.branch, ready });
+    try {
+      await ready;
+    } catch (error) {
+      if (this.branches.get(target.server)?.ready === ready) this.branches.delete(target.server);
+      throw error;
+    }
+    return join.branch.runner;
   }
 
   /**
-   * Runs `work` alone on `runner`: a server's pinned connection serves all its shards, and a
-   * statement that needs `USE` first must not have another shard's statement run in between.
+   * Runs `work` alone on `runner`: a server's transaction connection serves all its shards, and
+   * a statement that needs `USE` first must not have another shard's statement run in between.
    */
   exclusive<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T> {
     const previous = this.locks.get(runner) ?? Promise.resolve();
@@ -102,50 +113,117 @@ export class ShardSession {
     return run;
   }
 
-  /** Gives back a runner from `acquire` (pinned runners stay until the transaction ends). */
+  /** Gives back a runner from `acquire` (a branch's runner stays until the transaction ends). */
   async done(target: ShardTarget, runner: QueryRunner): Promise<void> {
-    if (this.pinned.get(target.server) !== runner) await target.releaseRunner(runner);
+    if (this.branches.get(target.server)?.branch.runner !== runner) await target.releaseRunner(runner);
   }
 
   /** Handles a transaction-control statement TypeORM sent through the sharded runner. */
   async control(statement: SessionStatement, kind: TransactionControl): Promise<void> {
     switch (kind) {
       case 'set-isolation':
-        // Applies to the next transaction only: remember it for the shards it will touch.
-        this.opening.push(statement);
+        // Applies to the next transaction only: remember it for the servers it will touch.
+        this.opening.push({ statement, kind });
         return;
       case 'begin':
-        if (this.transactionOpen) {
+        if (this.transaction) {
           if (this.dialect === 'sqlite') throw new TransactionStateError('cannot start a transaction within a transaction');
           // MySQL commits the open transaction implicitly.
           await this.finish({ sql: 'COMMIT', parameters: [] }, true);
         }
-        this.transactionOpen = true;
+        this.transaction = this.protocol.begin();
         this.rollbackOwed = false;
-        this.opening.push(statement);
+        this.opening.push({ statement, kind });
         return;
       case 'savepoint':
-        if (!this.transactionOpen) return this.outsideTransaction('SAVEPOINT');
-        this.opening.push(statement);
-        await this.onPinned(statement);
+        if (!this.transaction) return this.outsideTransaction('SAVEPOINT');
+        this.opening.push({ statement, kind });
+        await this.onBranches(statement);
         return;
       case 'release-savepoint':
       case 'rollback-to-savepoint':
         this.forgetSavepoint(statement.sql, kind === 'release-savepoint');
-        await this.onPinned(statement);
+        await this.onBranches(statement);
         return;
       case 'commit':
-        if (!this.transactionOpen) return this.outsideTransaction('COMMIT');
+        if (!this.transaction) return this.outsideTransaction('COMMIT');
         await this.finish(statement, true);
         return;
       case 'rollback':
-        if (!this.transactionOpen) {
+        if (!this.transaction) {
           if (this.rollbackOwed) return void (this.rollbackOwed = false);
           return this.outsideTransaction('ROLLBACK');
         }
         await this.finish(statement, false);
         return;
     }
+  }
+
+  /**
+   * A statement that commits implicitly on MySQL (DDL) arrived inside a transaction: as on one
+   * server, the transaction so far is committed first (atomically across servers, where the
+   * protocol can), and the statement and those after it run outside a transaction; the COMMIT
+   * or ROLLBACK TypeORM sends at the end then finds none, which MySQL accepts.
+   */
+  async commitImplicitly(): Promise<void> {
+    if (this.transaction) await this.finish({ sql: 'COMMIT', parameters: [] }, true);
+  }
+
+  /**
+   * Runs `work` (one logical statement's writes on several shards) atomically, as one statement
+   * is on one database: outside a transaction in one of its own; inside one behind a savepoint,
+   * rolled back to on failure, so that a failure part-way leaves no shard changed (the copies
+   * of a broadcast table never diverge, even when the caller goes on after the error).
+   */
+  atomically<T>(work: () => Promise<T>): Promise<T> {
+    return this.transaction ? this.behindSavepoint(work) : this.inOwnTransaction(work);
+  }
+
+  private async behindSavepoint<T>(work: () => Promise<T>): Promise<T> {
+    const name = `tsh_statement_${++this.statementSavepoints}`;
+    await this.control({ sql: `SAVEPOINT ${name}`, parameters: [] }, 'savepoint');
+    try {
+      const result = await work();
+      await this.control({ sql: `RELEASE SAVEPOINT ${name}`, parameters: [] }, 'release-savepoint');
+      return result;
+    } catch (error) {
+      if (this.transaction) {
+        await this.control({ sql: `ROLLBACK TO SAVEPOINT ${name}`, parameters: [] }, 'rollback-to-savepoint').catch(() => undefined);
+        await this.control({ sql: `RELEASE SAVEPOINT ${name}`, parameters: [] }, 'release-savepoint').catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Runs `work` in a transaction of its own (a write the plugin makes atomic over several
+   * shards), unless one is open already: then `work` is part of it, as a statement would be.
+   */
+  async inOwnTransaction<T>(work: () => Promise<T>): Promise<T> {
+    const run = async () => {
+      if (this.transaction) return work();
+      // TypeORM code sharing the runner (SQLite's one runner) joins it instead of sending BEGIN again.
+      const owner = this.owner as { isTransactionActive: boolean } | undefined;
+      const wasActive = owner?.isTransactionActive;
+      if (owner) owner.isTransactionActive = true;
+      try {
+        await this.control({ sql: BEGIN[this.dialect], parameters: [] }, 'begin');
+        let result: T;
+        try {
+          result = await work();
+        } catch (error) {
+          if (this.transaction) await this.finish({ sql: 'ROLLBACK', parameters: [] }, false).catch(() => undefined);
+          throw error;
+        }
+        await this.control({ sql: 'COMMIT', parameters: [] }, 'commit');
+        return result;
+      } finally {
+        // Nobody sends the ROLLBACK a failed COMMIT would owe: the caller saw the error.
+        this.rollbackOwed = false;
+        if (owner) owner.isTransactionActive = wasActive ?? false;
+      }
+    };
+    return this.options.serialize && !this.transaction ? this.options.serialize(run) : run();
   }
 
   /**
@@ -160,16 +238,19 @@ export class ShardSession {
 
   /** Rolls back and releases everything (used when the outer QueryRunner is released mid-transaction). */
   async abandon(): Promise<void> {
-    if (this.pinned.size === 0 && !this.transactionOpen) return;
+    if (this.branches.size === 0 && !this.transaction) return;
     await this.finish({ sql: 'ROLLBACK', parameters: [] }, false).catch(() => undefined);
   }
 
-  private async onPinned(statement: SessionStatement): Promise<void> {
-    await Promise.all([...this.pinned].map(async ([shard, runner]) => {
+  /** Sends a savepoint statement to every branch with a connection of its own (attached ones share it). */
+  private async onBranches(statement: SessionStatement): Promise<void> {
+    await Promise.all([...this.branches.values()].map(async ({ branch, ready }) => {
+      await ready;
+      if (branch.kind === 'attached') return;
       try {
-        await runner.query(statement.sql, [...statement.parameters]);
+        await branch.runner.query(statement.sql, [...statement.parameters]);
       } catch (cause) {
-        throw shardFailure(cause, { shard, physicalQuery: statement.sql, physicalParameters: statement.parameters });
+        throw shardFailure(cause, { shard: branch.server, physicalQuery: statement.sql, physicalParameters: statement.parameters });
       }
     }));
   }
@@ -177,73 +258,32 @@ export class ShardSession {
   private forgetSavepoint(sql: string, releaseIt: boolean): void {
     const name = savepointName(sql);
     // The newest savepoint of that name, as SQLite picks it (MySQL keeps only one per name).
-    const at = this.opening.findLastIndex((s) => savepointName(s.sql) === name && /^\s*SAVEPOINT/i.test(s.sql));
+    const at = this.opening.findLastIndex((o) => o.kind === 'savepoint' && savepointName(o.statement.sql) === name);
     if (at < 0) return;
     // ROLLBACK TO keeps the savepoint itself; RELEASE drops it. Either way later ones are gone.
     this.opening.splice(releaseIt ? at : at + 1);
   }
 
   private async finish(statement: SessionStatement, commit: boolean): Promise<void> {
-    const runners = [...this.pinned];
-    this.pinned.clear();
+    const transaction = this.transaction;
+    // Branches still opening are waited for: each either joined (and ends here) or gave its connection back.
+    const settled = await Promise.all([...this.branches.values()].map(({ branch, ready }) => ready.then(() => branch, () => undefined)));
+    const branches = settled.filter((b): b is Branch => b !== undefined);
+    this.branches.clear();
     this.opening.length = 0;
-    this.transactionOpen = false;
-    const done: string[] = [];
-    let failure: { shard: string; cause: unknown } | undefined;
-    for (const [shard, runner] of runners) {
-      try {
-        if (!failure || !commit) await runner.query(statement.sql, [...statement.parameters]);
-        else await runner.query('ROLLBACK').catch(() => undefined);
-        if (!failure) done.push(shard);
-      } catch (cause) {
-        failure ??= { shard, cause };
-        // A failed COMMIT leaves the transaction open on that connection (SQLite's is shared): end it.
-        if (commit) await runner.query('ROLLBACK').catch(() => undefined);
-      } finally {
-        await runner.release().catch(() => undefined);
-      }
+    this.transaction = undefined;
+    if (!transaction) return;
+    try {
+      if (commit) await transaction.commit(branches, statement);
+      else await transaction.rollback(branches, statement);
+    } catch (error) {
+      this.rollbackOwed = commit;
+      throw error;
     }
-    if (!failure) return;
-    this.rollbackOwed = commit;
-    if (commit && done.length > 0) {
-      throw new PartialCommitError(done, failure.shard, failure.cause);
-    }
-    throw shardFailure(failure.cause, { shard: failure.shard, physicalQuery: statement.sql, physicalParameters: statement.parameters });
   }
 }
 
 function savepointName(sql: string): string | undefined {
   const m = /SAVEPOINT\s+[`"]?(\w+)/i.exec(sql);
   return m?.[1];
-}
-
-/**
- * COMMIT reached some servers and then failed on another: the transaction is partly durable.
- * Shards of one server commit together, so the error names servers (SQLite: shards).
- */
-export class PartialCommitError extends ShardingError {
-  readonly code = 'SHARDING_PARTIAL_COMMIT';
-  constructor(
-    /** Servers whose part of the transaction is committed. */
-    readonly committedServers: readonly string[],
-    /** The server whose COMMIT failed. */
-    readonly failedServer: string,
-    cause: unknown,
-  ) {
-    super(
-      `COMMIT failed on server ${failedServer} after server${committedServers.length > 1 ? 's' : ''} ${committedServers.join(', ')} had committed; the rest was rolled back.`,
-      { stage: 'execute', shard: failedServer, cause },
-    );
-  }
-}
-
-/**
- * A transaction-control statement arrived where the database would refuse it (a second BEGIN
- * on SQLite, COMMIT with no transaction open, …). Nothing was run; the session is unchanged.
- */
-export class TransactionStateError extends ShardingError {
-  readonly code = 'SHARDING_TRANSACTION_STATE';
-  constructor(reason: string) {
-    super(`${reason}. Use the EntityManager passed to the transaction callback for work inside a transaction, and let each transaction finish before starting another on the same QueryRunner.`, { stage: 'execute' });
-  }
 }

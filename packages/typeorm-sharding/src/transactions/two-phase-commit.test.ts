@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import type { Branch } from '../session/commit-protocol.js';
+import { DecisionLog } from './decision-log.js';
+import { driverError, FakeXaServer, fakeRunner } from './testing/fake-xa.js';
+import { CommitOutcomeUnknownError, PrepareFailedError } from './transaction-errors.js';
+import { commitTwoPhase, type TwoPhaseHost } from './two-phase-commit.js';
+import { branchXid } from './xid.js';
+
+const GTRID = 'app.0.abc';
+
+/** Coordinator a (local), participants b and c; runner options per server. */
+function setup(options: Partial<Record<'a' | 'b' | 'c', Parameters<typeof fakeRunner>[1]>> = {}) {
+  const servers = { a: new FakeXaServer('a', 0), b: new FakeXaServer('b', 1), c: new FakeXaServer('c', 2) };
+  const runners = { a: fakeRunner(servers.a, options.a), b: fakeRunner(servers.b, options.b), c: fakeRunner(servers.c, options.c) };
+  const log = new DecisionLog(servers.a, 'tsh_xa_log');
+  const events: string[] = [];
+  const host: TwoPhaseHost = {
+    logFor: () => log,
+    server: (name) => servers[name as 'a' | 'b' | 'c'],
+    step: async (step, _x, _s, server) => void events.push(`${step}${server ? ` ${server}` : ''}`),
+    finished: () => void events.push('finished'),
+    warn: (m) => void events.push(`warn: ${m}`),
+    nudge: () => void events.push('nudge'),
+  };
+  const branch = (name: 'a' | 'b' | 'c', id: number): Branch => ({ server: name, target: undefined as never, runner: runners[name].runner, kind: 'own', ...(name === 'a' ? {} : { xid: branchXid(GTRID, id) }) });
+  return { servers, runners, events, host, branches: [branch('a', 0), branch('b', 1), branch('c', 2)] };
+}
+
+const statements = (s: FakeXaServer) => s.log.filter((l) => !l.startsWith('SELECT VERSION'));
+
+describe('commitTwoPhase', () => {
+  it('records, ends and prepares the branches, decides inside the coordinator, then commits them; the record goes', async () => {
+    const { servers, events, host, branches, runners } = setup();
+    await commitTwoPhase(host, GTRID, branches);
+    expect(statements(servers.a)).toEqual([`INSERT ${GTRID}`, `UPDATE ${GTRID}`, 'COMMIT']);
+    expect(statements(servers.b)).toEqual([`XA END '${GTRID}','1'`, `XA PREPARE '${GTRID}','1'`, `XA COMMIT '${GTRID}','1'`]);
+    expect(servers.a.records.get(GTRID)?.state).toBe('commit');
+    expect(events).toEqual(['recorded', 'prepared b', 'prepared c', 'decided', 'committed b', 'committed c', 'finished']);
+    expect([runners.a.released(), runners.b.released(), runners.c.released()]).toEqual([1, 1, 1]);
+  });
+
+  it('a failed PREPARE rolls every part back, claims the record for rollback, and names the server', async () => {
+    const { servers, events, host, branches } = setup({ c: { failOn: 'XA PREPARE' } });
+    const error = await commitTwoPhase(host, GTRID, branches).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PrepareFailedError);
+    expect(error).toMatchObject({ server: 'c', reason: 'XA PREPARE failed' });
+    expect(statements(servers.a)).toEqual([`INSERT ${GTRID}`, `UPDATE ${GTRID}`, 'ROLLBACK']);
+    expect(servers.a.records.get(GTRID)?.state).toBe('rollback');
+    expect(statements(servers.b)).toContain(`XA ROLLBACK '${GTRID}','1'`);
+    expect(servers.b.prepared.size).toBe(0);
+    expect(events).not.toContain('decided');
+    expect(events.at(-1)).toBe('rolled-back');
+  });
+
+  it('a PREPARE applied but whose reply was lost: its branch is left to the resolver, under a record that says rollback', async () => {
+    const { servers, events, host, branches } = setup({ c: { applyThenFail: 'XA PREPARE' } });
+    await expect(commitTwoPhase(host, GTRID, branches)).rejects.toBeInstanceOf(PrepareFailedError);
+    expect(servers.c.prepared.size).toBe(1);
+    expect(servers.a.records.get(GTRID)?.state).toBe('rollback');
+    expect(events).toContain('nudge');
+    expect(events).not.toContain('finished');
+  });
+
+  it('the log cannot be written: nothing is prepared, everything rolled back', async () => {
+    const { servers, host, branches } = setup();
+    servers.a.fail('INSERT', driverError('log table missing', 1146));
+    await expect(commitTwoPhase(host, GTRID, branches)).rejects.toMatchObject({ server: 'a', reason: 'the decision log could not be written' });
+    expect(statements(servers.b).some((l) => l.startsWith('XA PREPARE'))).toBe(false);
+  });
+
+  it('a record another resolver claimed: the decision fails and every part rolls back', async () => {
+    const { servers, host, branches } = setup();
+    const error = commitTwoPhase({ ...host, step: async (step) => void (step === 'prepared' && servers.a.records.set(GTRID, { state: 'rollback', ageUs: 0 })) }, GTRID, branches);
+    await expect(error).rejects.toThrow(/the resolver of another process rolled it back/);
+    expect(servers.b.prepared.size + servers.c.prepared.size).toBe(0);
+  });
+
+  it("the coordinator's COMMIT loses its connection but the log says commit: the branches commit", async () => {
+    const { servers, events, host, branches } = setup({ a: { applyThenFail: 'COMMIT' } });
+    await commitTwoPhase(host, GTRID, branches);
+    expect(events).toContain('decided');
+    expect(servers.b.prepared.size + servers.c.prepared.size).toBe(0);
+    expect(statements(servers.b).at(-1)).toBe(`XA COMMIT '${GTRID}','1'`);
+  });
+
+  it("the coordinator's COMMIT is lost before it applied: the record is claimed, every branch rolls back", async () => {
+    const { servers, host, branches } = setup({ a: { failOn: 'COMMIT' } });
+    await expect(commitTwoPhase(host, GTRID, branches)).rejects.toMatchObject({ server: 'a', reason: 'COMMIT failed' });
+    expect(servers.a.records.get(GTRID)?.state).toBe('rollback');
+    expect(servers.b.prepared.size + servers.c.prepared.size).toBe(0);
+  });
+
+  it("the coordinator's COMMIT is lost and its log cannot be read: the outcome is unknown, the branches are left to the resolver", async () => {
+    const { servers, events, host, branches, runners } = setup({ a: { failOn: 'COMMIT' } });
+    servers.a.fail('SELECT', driverError('connect ECONNREFUSED'));
+    const error = await commitTwoPhase(host, GTRID, branches).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CommitOutcomeUnknownError);
+    expect(error).toMatchObject({ server: 'a', xid: GTRID });
+    expect(servers.b.prepared.size + servers.c.prepared.size).toBe(2);
+    expect(runners.b.destroyed()).toBe(true);
+    expect(events).toContain('nudge');
+  });
+
+  it('a branch whose XA COMMIT fails is committed from a fresh connection, or left prepared with a warning: never reported as rolled back', async () => {
+    const ok = setup({ c: { failOn: 'XA COMMIT' } });
+    await commitTwoPhase(ok.host, GTRID, ok.branches);
+    expect(ok.servers.c.prepared.size).toBe(0);
+    expect(ok.events).toContain('finished');
+
+    const left = setup({ c: { failOn: 'XA COMMIT' } });
+    left.servers.c.fail('XA COMMIT', driverError('connect ECONNREFUSED'));
+    await commitTwoPhase(left.host, GTRID, left.branches);
+    expect(left.servers.c.prepared.size).toBe(1);
+    expect(left.events.some((e) => /warn: XA COMMIT of committed transaction .* failed on server c/.test(e))).toBe(true);
+    expect(left.events).toContain('nudge');
+    expect(left.servers.a.records.get(GTRID)?.state).toBe('commit');
+  });
+});

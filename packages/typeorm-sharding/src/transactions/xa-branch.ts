@@ -1,0 +1,64 @@
+import type { QueryRunner } from 'typeorm';
+import { xidSql, type Xid } from './xid.js';
+
+/**
+ * The XA statements of one branch, on the branch's own connection. A branch moves ACTIVE →
+ * (XA END) IDLE → (XA PREPARE) PREPARED → (XA COMMIT / XA ROLLBACK) gone; an ACTIVE or IDLE
+ * branch disappears with its connection, a PREPARED one survives it (MariaDB ≥ 10.5, MySQL ≥
+ * 5.7.7) until someone commits or rolls it back.
+ */
+export const xa = {
+  start: (xid: Xid) => `XA START ${xidSql(xid)}`,
+  end: (runner: QueryRunner, xid: Xid) => runner.query(`XA END ${xidSql(xid)}`),
+  prepare: (runner: QueryRunner, xid: Xid) => runner.query(`XA PREPARE ${xidSql(xid)}`),
+  commit: (runner: QueryRunner, xid: Xid) => runner.query(`XA COMMIT ${xidSql(xid)}`),
+  /**
+   * Rolls the branch back from whatever state it is in (an ACTIVE branch is ended first; one
+   * that a deadlock made rollback-only refuses XA END, and is rolled back directly). True when
+   * the branch is gone. False: its connection is in an unknown state and has been discarded
+   * (closed, not given back to the pool): an unprepared branch dies with it, a prepared one is
+   * left to the resolver.
+   */
+  async rollback(runner: QueryRunner, xid: Xid, prepared: boolean): Promise<boolean> {
+    if (!prepared) await runner.query(`XA END ${xidSql(xid)}`).catch(() => undefined);
+    try {
+      await runner.query(`XA ROLLBACK ${xidSql(xid)}`);
+      return true;
+    } catch {
+      discardConnection(runner);
+      return false;
+    }
+  },
+};
+
+/** The same statements in autocommit on any connection of the server: for branches whose connection is gone. */
+export const detachedXa = {
+  commit: (xid: Xid) => `XA COMMIT ${xidSql(xid)}`,
+  rollback: (xid: Xid) => `XA ROLLBACK ${xidSql(xid)}`,
+};
+
+/**
+ * Closes a runner's connection instead of giving it back to its pool, for a connection whose
+ * transaction state is unknown (an XA statement failed on it): the next user of a pooled
+ * connection must find no branch on it. Releasing the runner afterwards gives nothing back.
+ */
+export function discardConnection(runner: QueryRunner): void {
+  const connection = (runner as unknown as { databaseConnection?: { destroy?: () => void } }).databaseConnection;
+  try {
+    connection?.destroy?.();
+  } catch {
+    // Already closed.
+  }
+}
+
+/** The driver's error number, when the database raised the error (not a lost connection). */
+export function isServerError(error: unknown): boolean {
+  const driverError = (error as { driverError?: { errno?: unknown; fatal?: unknown } } | undefined)?.driverError ?? (error as { errno?: unknown; fatal?: unknown } | undefined);
+  return typeof driverError?.errno === 'number' && driverError.fatal !== true;
+}
+
+/** MySQL's "unknown XID": the branch is not (or no longer) prepared on this server, or belongs to a live session. */
+export function isUnknownXid(error: unknown): boolean {
+  const driverError = (error as { driverError?: { errno?: unknown } } | undefined)?.driverError ?? (error as { errno?: unknown } | undefined);
+  return driverError?.errno === 1397;
+}

@@ -124,6 +124,18 @@ for (const backend of backends) {
       expect(await fx.sharded.getRepository(Entry).count()).toBe(IDS.length - 1);
     });
 
+    it('a write reaching two tables of one shard is atomic, as one statement on one database', async () => {
+      fx = await openFixture(backend, ENTITIES, 1);
+      const ds = fx.sharded;
+      // Two keys of the one shard whose rows sit in different tables.
+      const a = IDS.find((id) => ds.tableOf(Entry, id) === 'ledger_0')!;
+      const b = IDS.find((id) => ds.tableOf(Entry, id) === 'ledger_1')!;
+      await ds.getRepository(Entry).insert({ id: b, account: 'x', amount: 1 });
+      // ledger_0 gets a's row, ledger_1 a duplicate of b: the whole INSERT fails, and a's row is not left behind.
+      await expect(ds.query(`INSERT INTO ledger (id, account, amount) VALUES (${a}, 'y', 2), (${b}, 'z', 3)`)).rejects.toThrow();
+      expect((await ds.getRepository(Entry).find()).map((e) => e.id)).toEqual([b]);
+    });
+
     it('a migration creates (and its revert drops) every physical table, its raw SQL and schema-API DDL run table by table', async () => {
       class CreateLedger1700000000001 implements MigrationInterface {
         async up(q: QueryRunner): Promise<void> {

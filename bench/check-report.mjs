@@ -11,6 +11,8 @@ import { IN_SIZES, CONCURRENCY } from './cases/matrix.mjs';
 import { BY_HAND_SIZES, BY_HAND_CONCURRENCY } from './cases/by-hand.mjs';
 import { PLANNER_CASES } from './cases/planner.mjs';
 import { OFFSETS } from './cases/deep-paging.mjs';
+import { FAILOVER_CASES, ROUTER_VARIANTS } from './cases/router.mjs';
+import { DECISION_CASES } from './lib/router-decision.mjs';
 import { XA_CLIENTS, XA_VARIANTS } from './cases/xa-commit.mjs';
 
 const file = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), 'results', 'REPORT.md'));
@@ -50,7 +52,7 @@ function tableAfter(h) {
 
 // Targets: one row per target, each with a known status.
 const targets = tableAfter('## Targets');
-if (targets.length < 11) fail(`## Targets: expected at least 11 target rows, found ${targets.length}`);
+if (targets.length < 14) fail(`## Targets: expected at least 14 target rows, found ${targets.length}`);
 for (const r of targets) {
   const status = r[r.length - 1] ?? '';
   if (!/^(✅ met|❌ missed|⚠️ failed: .+|— not run)$/.test(status)) fail(`## Targets: row ${r[0]} has no valid status ("${status}")`);
@@ -93,7 +95,10 @@ checkTable('## 4. Against doing it by hand', BY_HAND_SIZES.length * BY_HAND_CONC
 checkTable('## 5. Planner alone', PLANNER_CASES.length * 2, 'dialect × query');
 checkTable('## 6. Plan cache', 2, 'dialect');
 checkTable('## 7. Deep paging', OFFSETS.length, 'OFFSET');
-checkTable('## 8. Transactions across servers', XA_CLIENTS.length * XA_VARIANTS.length, 'clients × variant');
+checkTable('## 8. Query router: read throughput with replicas', ROUTER_VARIANTS.length, 'variant');
+checkTable('### 8a. Failover time', FAILOVER_CASES.length, 'detection');
+checkTable('### 8b. Routing decision at a route-cache hit', DECISION_CASES.length, 'decision case');
+checkTable('## 9. Transactions across servers', XA_CLIENTS.length * XA_VARIANTS.length, 'clients × variant');
 
 // Charts: each referenced, present and well-formed.
 const referenced = [...text.matchAll(/!\[[^\]]*\]\(([^)]+\.svg)\)/g)].map((m) => m[1]);

@@ -8,7 +8,7 @@
 //            --rows=N (order rows per shard), --page-rows=N, --reps=N, --duration=ms,
 //            --warmup=ms, --pool=N (connections per raw mysql2 shard pool), --server-pool=N
 //            (the sharded sources' pool for the server), --only=matrix,overhead,
-//            by-hand,planner,plan-cache,deep-paging,xa, --out=DIR
+//            by-hand,planner,plan-cache,deep-paging,router,xa, --out=DIR
 import 'reflect-metadata';
 import { execSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -25,6 +25,7 @@ import { runOverhead } from './cases/overhead.mjs';
 import { runByHand } from './cases/by-hand.mjs';
 import { runPlanner, runPlanCacheSweep } from './cases/planner.mjs';
 import { runDeepPaging } from './cases/deep-paging.mjs';
+import { runRouter } from './cases/router.mjs';
 import { runXaCommit } from './cases/xa-commit.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -164,6 +165,7 @@ async function main() {
     await guarded('by-hand', 'byHand', runByHand);
     await guarded('matrix', 'matrix', runMatrix);
     await guarded('deep-paging', 'deepPaging', runDeepPaging);
+    await guarded('router', 'router', runRouter);
     await guarded('xa', 'xa', runXaCommit);
     ctx.sampleThreads();
   } finally {

@@ -7,6 +7,8 @@ import { IN_SIZES, CONCURRENCY } from '../cases/matrix.mjs';
 import { BY_HAND_SIZES, BY_HAND_CONCURRENCY } from '../cases/by-hand.mjs';
 import { PLANNER_CASES } from '../cases/planner.mjs';
 import { OFFSETS } from '../cases/deep-paging.mjs';
+import { FAILOVER_CASES, ROUTER_VARIANTS } from '../cases/router.mjs';
+import { DECISION_CASES } from './router-decision.mjs';
 import { XA_CLIENTS, XA_VARIANTS } from '../cases/xa-commit.mjs';
 
 export const REQUIRED_SECTIONS = [
@@ -19,7 +21,10 @@ export const REQUIRED_SECTIONS = [
   '## 5. Planner alone',
   '## 6. Plan cache',
   '## 7. Deep paging',
-  '## 8. Transactions across servers',
+  '## 8. Query router: read throughput with replicas',
+  '### 8a. Failover time',
+  '### 8b. Routing decision at a route-cache hit',
+  '## 9. Transactions across servers',
   '## Method',
 ];
 export const CHARTS = {
@@ -171,6 +176,23 @@ export function evaluateTargets(R) {
     const ratio = row?.sharded && row?.unsharded && !row.sharded.error && !row.unsharded.error ? pagingRatio(row) : undefined;
     if (ratio === undefined) rows.push(target(name, '≤ 1.50×', { error: R.deepPaging?.error ?? 'not run' }));
     else rows.push(target(name, '≤ 1.50×', { text: x2(ratio) }, ratio <= 1.5));
+  }
+  // 13. issue 10: the routing decision at a route-cache hit
+  {
+    const d = R.router?.decisions;
+    const name = 'query router: routing decision incl. the replica choice at a route-cache hit, p99 of the worst case (issue 10)';
+    if (!d?.rows?.length) rows.push(target(name, '≤ 20 µs', { error: R.router?.error ?? 'not run' }));
+    else {
+      const worst = [...d.rows].sort((a, b) => b.p99 - a.p99)[0];
+      rows.push(target(name, '≤ 20 µs', { text: `${f2(worst.p99)} µs (${worst.name})` }, worst.p99 <= 20));
+    }
+  }
+  // 14. issue 10: a replica SIGKILLed under 16 clients
+  {
+    const f = R.router?.failovers?.find((x) => x.detection === 'heartbeat');
+    const name = 'query router: a replica SIGKILLed under 16 clients — failed reads, and time to mark it down by heartbeat (1 s × 3 misses) (issue 10)';
+    if (!f || f.error) rows.push(target(name, '0 failed, ≤ 3 s', { error: f?.error ?? R.router?.error ?? 'not run' }));
+    else rows.push(target(name, '0 failed, ≤ 3 s', { text: `${f.failed} failed of ${n0(f.reads)}; down ${n0(f.failoverMs)} ms after the first failed heartbeat` }, f.failed === 0 && f.failoverMs <= 3000));
   }
   return rows;
 }
@@ -360,9 +382,46 @@ export function writeReport(R, dir) {
   if (D?.error) L.push(`\nfailed: ${D.error}`);
   L.push('');
 
-  // 8. transactions across servers
+  // 8. router
+  const Q = R.router;
+  L.push('## 8. Query router: read throughput with replicas');
+  L.push('');
+  L.push(`\`repo.findOneBy({ id })\` from ${Q?.clients ?? 16} clients over ${Q?.shards ?? 4} shards of one server (${n0(Q?.rows)} rows) on a primary and two GTID replicas started for the run (\`packages/mariadb-cluster\`: three \`mariadbd\` on this machine). *primary alone*: no router (every read on the primary, as before issue 10). *router, primary only*: the router on, no replica (its own cost per statement: descriptor, decision, completion). *two replicas*: reads spread by the default balancer (load score). All three servers share the machine's cores with Node, so on 2 cores this measures the router's overhead, not scale-out. Ratios: time per call against the primary alone (paired per repetition).`);
+  L.push('');
+  L.push('| variant | qps | p50 / p99 ms | Node CPU µs per call | / primary alone (time per call) |');
+  L.push('|---|---|---|---|---|');
+  const labels = { primaryAlone: 'primary alone (no router)', routerPrimaryOnly: 'router, primary only', twoReplicas: 'router, two replicas' };
+  for (const key of ROUTER_VARIANTS) {
+    const r = Q?.throughput?.[key] ?? { error: Q?.error ?? 'not run' };
+    const ratio = pairedRatio(Q?.throughput?.primaryAlone, r);
+    L.push(`| ${labels[key]} | ${cellText(r, (x) => n0(x.qps))} | ${cellText(r, (x) => `${ms(x.p50)} / ${ms(x.p99)}`)} | ${cellText(r, (x) => n0(x.nodeCpuUs))} | ${x2(ratio.value)} |`);
+  }
+  if (Q?.served) L.push(`\nStatements routed per node in the two-replica variant: ${Q.served.map((n) => `${n.node} ${n0(n.routed)}`).join(', ')}.`);
+  L.push('');
+  L.push('### 8a. Failover time');
+  L.push('');
+  L.push('Replica 2 is SIGKILLed while 16 clients read; *marked down after* is the router\'s failover time (from the first failed heartbeat or read to the node marked down; reads avoid it from then on), *after the kill* the wall time to that moment. *heartbeat*: only heartbeats may take it out (`errorThreshold: 0`; every 1 s, 3 misses); *traffic*: the default, where 5 consecutive connection errors of real reads take it out first. Reads that hit the dead node before are retried once on the other replica.');
+  L.push('');
+  L.push('| detection | marked down after ms | after the kill ms | by | reads | failed reads | retried reads |');
+  L.push('|---|---|---|---|---|---|---|');
+  for (const key of FAILOVER_CASES) {
+    const f = Q?.failovers?.find((x) => x.detection === key) ?? { error: Q?.error ?? 'not run' };
+    L.push(`| ${key} | ${cellText(f, (x) => n0(x.failoverMs))} | ${cellText(f, (x) => n0(x.afterKillMs))} | ${cellText(f, (x) => x.cause)} | ${cellText(f, (x) => n0(x.reads))} | ${cellText(f, (x) => n0(x.failed))} | ${cellText(f, (x) => n0(x.retried))} |`);
+  }
+  L.push('');
+  L.push('### 8b. Routing decision at a route-cache hit');
+  L.push('');
+  L.push(`\`router.route(server, descriptor)\` timed one call at a time with \`process.hrtime.bigint()\` (${n0(Q?.decisions?.iterations)} calls per case after a warm-up; timer cost ${f2(Q?.decisions?.timerP50)} µs), one primary, two replicas with the load-score balancer, one analytics node; no server needed. Target p99 ≤ 20 µs (the article's router: < 5 ms). \`pnpm bench:router\` runs this alone.`);
+  L.push('');
+  L.push('| case | p50 µs | p99 µs | p99.9 µs |');
+  L.push('|---|---|---|---|');
+  for (const name of DECISION_CASES) {
+    const d = Q?.decisions?.rows?.find((x) => x.name === name) ?? { error: Q?.error ?? 'not run' };
+    L.push(`| ${name} | ${cellText(d, (x) => f2(x.p50))} | ${cellText(d, (x) => f2(x.p99))} | ${cellText(d, (x) => f2(x.p999))} |`);
+  }
+  // 9. transactions across servers
   const X = R.xa;
-  L.push('## 8. Transactions across servers');
+  L.push('## 9. Transactions across servers');
   L.push('');
   L.push('A transfer (`ds.transaction`: decrement one account, increment another) on 4 shards over two servers — the benchmark MariaDB reached as two servers (two pools, two XA branches: every round trip, PREPARE and log write is real; the network is loopback). *local*: both accounts on one server, a plain local transaction. *xa*: the accounts on different servers, XA two-phase commit with the decision in the first server\'s local transaction (the transfers of issue 11). *sequential*: the same cross-server transfer with `crossServer: \'sequential\'` (each server commits its own part: not atomic). *raw local* / *raw XA ONE PHASE*: mysql2 by hand on one server, a plain transaction and the same as an XA one (what starting every transaction as XA would cost a one-server transaction). *Time per transfer* is relative to *local*.');
   L.push('');

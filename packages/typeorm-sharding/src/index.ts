@@ -13,7 +13,23 @@ export type {
   ShardConnectionOptions,
   ShardingOptions,
   PhysicalQueryEvent,
+  ServerOptions,
 } from './data-source/options.js';
+export type { YamlDataSourceOptions } from './data-source/yaml-options.js';
+export type { ReplicaOptions, ShardingRouterOptions, RoutingMetricsOptions } from './router/config/routing-options.js';
+export { withRouting, type RoutingScopeOptions } from './router/hints/routing-scope.js';
+export { NodeUnavailableError, RouterConfigError } from './router/errors.js';
+export { Secret } from './router/secret.js';
+export { RouterMetrics, type RouterMetricsOptions } from './router/metrics.js';
+export { readRouterConfig, type RouterDocument } from './router/config/read-config.js';
+export { loadRouterYaml, parseRouterYaml, type LoadYamlOptions } from './router/config/load-yaml.js';
+export type { QueryRouter, NodeSnapshot } from './router/query-router.js';
+export type { RouterConfig } from './router/router-options.js';
+export type { RouterEventMap, NodeDownEvent, NodeUpEvent, HintOverriddenEvent, LagEvent } from './router/router-events.js';
+export type { HintProblem } from './router/hints/parse-hints.js';
+export type { NodeRole, BalancerName } from './router/topology.js';
+export type { RouteReason } from './router/decision/decide-role.js';
+export type { RouteFallback } from './router/route-target.js';
 export { Sharded, ShardKey, Broadcast, Snowflake, type ShardedOptions } from './decorators/index.js';
 export * from './errors/index.js';
 export { PartialCommitError, TransactionStateError } from './session/session-errors.js';

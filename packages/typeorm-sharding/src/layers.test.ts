@@ -18,6 +18,8 @@ const LAYERS: Readonly<Record<string, number>> = {
   algorithms: 1,
   values: 2,
   decorators: 3,
+  // The query router's building blocks depend on the errors alone; statements carry its descriptor.
+  router: 3,
   rules: 4,
   plan: 5,
   route: 6,
@@ -25,7 +27,6 @@ const LAYERS: Readonly<Record<string, number>> = {
   write: 7,
   log: 8,
   servers: 8,
-  router: 8,
   session: 9,
   execute: 9,
   merge: 10,

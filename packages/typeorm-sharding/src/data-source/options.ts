@@ -3,6 +3,12 @@ import type { BetterSqlite3DataSourceOptions } from 'typeorm/driver/better-sqlit
 import type { PhysicalQueryLogLevel } from '../log/physical-query-log.js';
 import type { KeyGeneratorOptions } from '../keys/key-generator-options.js';
 import type { TableLayoutOption } from '../algorithms/index.js';
+import type { ReplicaOptions, ShardingRouterOptions } from '../router/config/routing-options.js';
+import type { RouteReason } from '../router/decision/decide-role.js';
+import type { RoutingHintName } from '../router/hints/hint.js';
+import type { RouteFallback } from '../router/route-target.js';
+import type { Secret } from '../router/secret.js';
+import type { BalancerName, NodeRole } from '../router/topology.js';
 import type { TransactionOptions } from '../transactions/transaction-options.js';
 
 /** One physical statement as it ran on a shard, reported through `onPhysicalQuery`. */
@@ -25,6 +31,16 @@ export interface PhysicalQueryEvent {
   readonly rowCount: number;
   /** The error, when the statement failed. */
   readonly error?: unknown;
+  /** With the query router (replicas configured, or `sharding.router`): the node that ran the statement. */
+  readonly node?: string;
+  /** With the query router: that node's role (`primary`, `replica`, `analytics`). */
+  readonly role?: NodeRole;
+  /** With the query router: the rule that chose the role (`read`, `write`, `transaction`, `hint:FORCE_MASTER`, `analytics`, …). */
+  readonly reason?: RouteReason;
+  /** With the query router: why the statement did not run where its rule sent it (`no-replica`, `consistency-timeout`, `retry`, …). */
+  readonly fallback?: RouteFallback;
+  /** With the query router: the routing hints that applied (the statement's comment and the `withRouting` scope). */
+  readonly hints?: readonly RoutingHintName[];
 }
 
 /** Sharding behaviour of a ShardedDataSource. */
@@ -111,6 +127,14 @@ export interface ShardingOptions {
    */
   readonly tables?: Readonly<Record<string, TableLayoutOption>>;
   /**
+   * MySQL/MariaDB: the query router's options (see docs/router.md): which node of a server —
+   * primary, read replica, analytics replica — runs each statement. The router is on when a
+   * server lists `replicas` or `analytics`, when TypeORM's `replication` is given, or when this
+   * is set; otherwise every statement runs on the server as before.
+   * @default undefined
+   */
+  readonly router?: ShardingRouterOptions;
+  /**
    * How transactions that touch several servers (SQLite: several shard files) commit: atomically
    * (XA two-phase commit with a decision log and a resolver on MySQL/MariaDB; one transaction of
    * attached databases on SQLite), or server after server. See the README's "Transactions across
@@ -136,7 +160,18 @@ export type ShardConnectionOptions =
  * TypeORM connection options of its pool (`host`, `port`, `username`, `password`, `poolSize` —
  * the pool every shard on it shares, @default 10 — …; no `database`).
  */
-export type ServerOptions = { readonly name: string } & Partial<Omit<MysqlDataSourceOptions, 'type' | 'entities' | 'name' | 'database'>>;
+export type ServerOptions = { readonly name: string } & Partial<Omit<MysqlDataSourceOptions, 'type' | 'entities' | 'name' | 'database' | 'password' | 'replication'>> & {
+  /** The password (a `Secret` from the YAML configuration is revealed only where the pool is opened). */
+  readonly password?: string | Secret;
+  /** Read replicas of the server: each has a pool of its own; reads outside transactions go to them (see `sharding.router`). */
+  readonly replicas?: readonly ReplicaOptions[];
+  /** Analytics replicas (the article's columnar nodes): aggregate / GROUP BY / full-scan reads over many shards, in pools of their own. */
+  readonly analytics?: readonly ReplicaOptions[];
+  /** Balancer of this server's replicas. @default `sharding.router.loadBalance` ('load_score') */
+  readonly loadBalance?: BalancerName;
+  /** Balancer of this server's analytics replicas. @default 'least_outstanding' */
+  readonly analyticsLoadBalance?: BalancerName;
+};
 
 type CommonOmit = 'database' | 'name';
 
@@ -145,6 +180,13 @@ export type MysqlShardedOptions = Omit<MysqlDataSourceOptions, CommonOmit> & {
   readonly database?: string;
   /** The servers, when shards name them (see `ShardConnectionOptions`); otherwise inferred. */
   readonly servers?: readonly ServerOptions[];
+  /**
+   * TypeORM's own replication form, so that an existing configuration keeps working: `master`
+   * is the one server every shard lives on, `slaves` its read replicas; `selector` (RR, RANDOM,
+   * ORDER) picks the balancer, `canRetry`, `removeNodeErrorCount`, `restoreNodeTimeout` and
+   * `defaultMode` map onto the router's options (see docs/router.md). Not with `servers`.
+   */
+  readonly replication?: MysqlDataSourceOptions['replication'];
   readonly shards: readonly ShardConnectionOptions[];
   readonly sharding?: ShardingOptions;
 };

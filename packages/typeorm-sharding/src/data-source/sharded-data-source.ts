@@ -7,7 +7,7 @@ import { ShardingEngine, type ExplainedStatement } from '../engine/sharding-engi
 import PQueue from 'p-queue';
 import { dataSourceTarget, serverShardTarget, type ShardTarget } from '../execute/shard-target.js';
 import { ServerPool, type Mysql2Pool } from '../servers/server-pool.js';
-import { resolveTopology } from '../servers/topology.js';
+import type { Topology } from '../servers/topology.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { PlanCacheStats } from '../plan/plan-cache.js';
 import { resolveShardingRules, type ShardingRules } from '../rules/index.js';
@@ -22,6 +22,13 @@ import { physicalMetadatas } from './layout-metadata.js';
 import { checkKeyGeneratorOptions } from '../keys/key-generator-options.js';
 import { planGlobalKeys, type GlobalKeys } from '../keys/global-keys.js';
 import type { KeyGenerator } from '../keys/snowflake-generator.js';
+import { resolveLayout, revealPassword, type Layout } from './resolve-layout.js';
+import { RouterRuntime, trackGtidsOnPrimary } from './router-runtime.js';
+import type { QueryRouter } from '../router/query-router.js';
+import type { RouterMetrics } from '../router/metrics.js';
+import { withRouting, type RoutingScopeOptions } from '../router/hints/routing-scope.js';
+import { loadRouterYaml, type LoadYamlOptions } from '../router/config/load-yaml.js';
+import type { YamlDataSourceOptions } from './yaml-options.js';
 import { resolveTransactionOptions } from '../transactions/transaction-options.js';
 import { startCrossServerTransactions } from '../transactions/start-cross-server.js';
 import type { XaCoordinator } from '../transactions/xa-coordinator.js';
@@ -55,6 +62,9 @@ export class ShardedDataSource extends DataSource {
   private sqliteRunner: SqliteShardingQueryRunner | undefined;
   private shardLoggers: ShardLogger[] = [];
   private globalKeys: GlobalKeys | undefined;
+  /** Servers, shards and the router's configuration, resolved (and checked) at construction. */
+  private readonly layout: Layout | undefined;
+  private routerRuntime: RouterRuntime | undefined;
   /** MySQL with several servers: XA two-phase commit, its logs and its resolver. */
   private xa: XaCoordinator | undefined;
   /** How sessions commit transactions that reach several servers. */
@@ -62,16 +72,19 @@ export class ShardedDataSource extends DataSource {
 
   constructor(options: ShardedDataSourceOptions) {
     let configError: ShardingError | undefined;
+    let layout: Layout | undefined;
     try {
       validateShards(options);
       resolveShardingOptions(options.sharding);
       checkKeyGeneratorOptions(options.sharding?.keyGenerator);
+      layout = resolveLayout(options, options.type === 'better-sqlite3' ? 'sqlite' : 'mysql');
       resolveTransactionOptions(options.sharding?.transactions);
     } catch (error) {
       if (!(error instanceof ShardingError)) throw error;
       configError = error;
     }
-    const { shards, sharding: _sharding, servers: _servers, ...base } = options as ShardedDataSourceOptions & Record<string, unknown>;
+    // TypeORM's `replication` belongs to the router: the base driver must not build a pool cluster of it.
+    const { shards, sharding: _sharding, servers: _servers, replication: _replication, ...base } = options as ShardedDataSourceOptions & Record<string, unknown>;
     const first = Array.isArray(shards) && shards[0] ? withoutName(shards[0]) : {};
     const baseType = ['mysql', 'mariadb', 'better-sqlite3'].includes(String(base.type)) ? base.type : 'better-sqlite3';
     // The base DataSource gets the default shard's options so that its driver speaks the right
@@ -80,6 +93,7 @@ export class ShardedDataSource extends DataSource {
     super({ ...base, ...first, type: baseType, database: (first as { database?: string }).database ?? base.database ?? ':memory:', ...DRIVEN_BY_SHARDED_SOURCE } as unknown as DataSourceOptions);
     this.shardedOptions = options;
     this.configError = configError;
+    this.layout = layout;
     detachDriverConnections(this.driver, baseType === 'better-sqlite3' ? 'sqlite' : 'mysql', (mode) => this.createQueryRunner(mode));
   }
 
@@ -143,6 +157,56 @@ export class ShardedDataSource extends DataSource {
     return this.requireEngine().planCacheStats;
   }
 
+  /**
+   * The query router (MySQL/MariaDB servers with replicas, TypeORM's `replication`, or
+   * `sharding.router`): its state (`snapshot()`), events (`on('node-down', …)`), failover
+   * times and metrics. See docs/router.md.
+   */
+  get router(): QueryRouter {
+    if (!this.routerRuntime) {
+      throw new ShardingConfigError(this.isInitialized ? 'No query router: give a server `replicas` or `analytics`, TypeORM\'s `replication`, or `sharding.router`.' : 'The ShardedDataSource is not initialised; call initialize() first.');
+    }
+    return this.routerRuntime.router;
+  }
+
+  /** The router's Prometheus metrics (`routerMetrics.registry.metrics()` gives the text format). */
+  get routerMetrics(): RouterMetrics {
+    return this.router.metrics;
+  }
+
+  /**
+   * Runs `fn` with routing hints for every statement it issues, directly or through code it
+   * awaits: `forceMaster`, `forceSlave`, `consistentRead` (read your writes), `sticky`,
+   * `masterOnly`. The scope is also the "same async context" of `readYourWrites: 'session'`.
+   */
+  withRouting<T>(options: RoutingScopeOptions, fn: () => T): T {
+    return withRouting(options, fn);
+  }
+
+  /**
+   * A ShardedDataSource configured by a YAML file shaped like the PolarDB router article's
+   * (docs/router.md §2): the servers and their nodes, the router's options, and the
+   * `sharding:` section (shards and plugin options). Entities and any other TypeORM options come
+   * from `options`; `${ENV}` references in the file are read from `options.env` (default
+   * `process.env`). Not initialised yet: call `initialize()`.
+   */
+  static async fromYaml(file: string, options: YamlDataSourceOptions): Promise<ShardedDataSource> {
+    const { env, sharding, type, ...typeorm } = options;
+    const { routerMetrics, ...plugin } = sharding ?? {};
+    const doc = await loadRouterYaml(file, env === undefined ? {} : ({ env } satisfies LoadYamlOptions));
+    if (!doc.sharding || doc.sharding.shards.length === 0) {
+      throw new ShardingConfigError(`${file}: the configuration lists no shards: add \`sharding: { shards: [{ name, server, database }] }\`.`);
+    }
+    const source = new ShardedDataSource({
+      ...typeorm,
+      type: type ?? 'mysql',
+      shards: doc.sharding.shards,
+      sharding: { ...doc.sharding.options, ...plugin, router: { config: doc.router, ...(routerMetrics ? { metrics: routerMetrics } : {}) } },
+    } as ShardedDataSourceOptions);
+    if (source.configError) throw source.configError;
+    return source;
+  }
+
   /** The resolved table rules (distribution and shard key per table). */
   get shardingRules(): ShardingRules {
     return this.requireRules();
@@ -172,16 +236,19 @@ export class ShardedDataSource extends DataSource {
     if (this.configError) throw this.configError;
     if (this.isInitialized) throw new ShardingConfigError('This ShardedDataSource is already initialised.');
     const settings = resolveShardingOptions(this.shardedOptions.sharding);
-    const { shards, sharding: _s, servers: serverList, ...base } = this.shardedOptions as ShardedDataSourceOptions & Record<string, unknown>;
-    const topology = resolveTopology(base, shards as readonly Record<string, unknown>[], serverList as readonly Record<string, unknown>[] | undefined, this.dialect);
+    const shards = this.shardedOptions.shards;
+    const topology: Topology = this.layout!.topology;
+    const routing = this.layout!.routing;
     this.shardLoggers = shards.map((shard) => new ShardLogger(() => this.logger, shard.name));
-    const shardOptions = (i: number) => ({ ...topology.shards[i]!.options, ...SHARD_ONLY, logger: this.shardLoggers[i] }) as unknown as DataSourceOptions;
+    const shardOptions = (i: number) => ({ ...revealPassword(topology.shards[i]!.options), ...SHARD_ONLY, logger: this.shardLoggers[i] }) as unknown as DataSourceOptions;
     this.shardSources = topology.shards.map((_, i) => new DataSource(shardOptions(i)));
 
     try {
       if (this.dialect === 'mysql') {
         // One pool per server, shared by its shards' DataSources (see servers/server-pool.ts).
-        this.serverSources = topology.servers.map((server) => new DataSource({ ...server.options, ...SHARD_ONLY, entities: [], logger: new ShardLogger(() => this.logger, server.name) } as unknown as DataSourceOptions));
+        this.serverSources = topology.servers.map((server) => new DataSource({ ...revealPassword(server.options), ...SHARD_ONLY, entities: [], logger: new ShardLogger(() => this.logger, server.name) } as unknown as DataSourceOptions));
+        // Read-your-writes: each write's GTID comes back with its result (see router/lag/capture-gtid.ts).
+        if (routing) this.serverSources.forEach(trackGtidsOnPrimary);
         await initializeAll(this.serverSources, (i) => {
           const names = topology.shards.filter((shard) => shard.server === i).map((shard) => shard.name);
           return { label: `shard${names.length > 1 ? 's' : ''} ${names.join(', ')} (server ${topology.servers[i]!.name})`, shard: names[0]! };
@@ -193,6 +260,10 @@ export class ShardedDataSource extends DataSource {
           const view = this.serverPools[shard.server]!.databaseView(database);
           Object.assign(this.shardSources[i]!.driver, { createPool: async () => view });
         });
+        if (routing) {
+          const servers = topology.servers.map((server, i) => ({ name: server.name, pool: this.serverPools[i]!, source: this.serverSources[i]! }));
+          this.routerRuntime = await RouterRuntime.open(routing, servers, (message) => this.logger.log('warn', message));
+        }
       }
       await initializeAll(this.shardSources, (i) => ({ label: `shard ${shards[i]!.name}`, shard: shards[i]!.name }), SHARDS_INITIALIZED_AT_ONCE);
     } catch (error) {
@@ -207,12 +278,14 @@ export class ShardedDataSource extends DataSource {
       this.targets = this.shardSources.map((ds, i) => {
         const shard = topology.shards[i]!;
         return this.dialect === 'mysql'
-          ? serverShardTarget(shard.name, i, shard.database!, this.serverPools[shard.server]!, this.serverSources[shard.server]!, ds)
+          ? serverShardTarget(shard.name, i, shard.database!, this.serverPools[shard.server]!, this.serverSources[shard.server]!, ds, this.routerRuntime?.nodes[shard.server])
           : dataSourceTarget(shard.name, i, ds);
       });
       const logPhysical = physicalQueryLog(() => this.logger, this.shardedOptions.sharding?.logPhysicalQueries ?? false, this.shardedOptions.maxQueryExecutionTime);
       const coalesce = this.dialect === 'mysql' ? settings.coalesce : undefined;
-      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, { ...settings, coalesce, logPhysical });
+      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, { ...settings, coalesce, logPhysical, routing: this.routerRuntime?.routing });
+      const engine = this.engine;
+      this.routerRuntime?.router.metrics.readPlanCache(() => engine.planCacheStats);
       Object.assign(this, { isInitialized: true });
       // Before any schema change: a prepared branch left by a dead process holds its rows' locks.
       const transactions = await startCrossServerTransactions(this.dialect, topology, this.serverPools, this.shardedOptions.sharding?.transactions, (level, message) => this.logger.log(level, message));
@@ -227,6 +300,8 @@ export class ShardedDataSource extends DataSource {
       // Last, so that dropSchema and synchronize cannot remove the worker-id lease table under it.
       this.globalKeys = await keys?.start(this.shardSources[0]!);
       if (this.globalKeys) this.subscribers.unshift(this.globalKeys.subscriber);
+      // Last: heartbeats, lag checks and load sampling run while the data source is open.
+      this.routerRuntime?.start();
     } catch (error) {
       Object.assign(this, { isInitialized: false });
       this.engine = undefined;
@@ -312,7 +387,10 @@ export class ShardedDataSource extends DataSource {
   }
 
   private async closeShards(): Promise<void> {
-    // Shards first: their DataSources only borrow their server's pool.
+    // The router first (its monitors and the replicas' pools), then the shards: their DataSources only borrow their server's pool.
+    const runtime = this.routerRuntime;
+    this.routerRuntime = undefined;
+    await runtime?.close().catch(() => undefined);
     const shardResults = await Promise.allSettled(this.shardSources.filter((ds) => ds.isInitialized).map((ds) => ds.destroy()));
     const serverResults = await Promise.allSettled(this.serverSources.filter((ds) => ds.isInitialized).map((ds) => ds.destroy()));
     this.shardSources = [];

@@ -102,3 +102,28 @@ export function readingExactIntegers(read: PhysicalRead): PhysicalRead {
   const exact = withStatements(read, (s) => ({ ...s, exactIntegers: true }));
   return exact.kind === 'merged' ? { ...exact, merge: { ...exact.merge, integersAsNumbers: false } } : exact;
 }
+
+/**
+ * The plan with the statements it runs replaced by `change(statements)` (one call per group of
+ * statements that run together); plans whose statements are made at run time stay as they are.
+ */
+export function withStatementsOf(plan: PhysicalPlan, change: (statements: readonly PhysicalStatement[]) => PhysicalStatement[]): PhysicalPlan {
+  switch (plan.kind) {
+    case 'no-rows':
+    case 'session':
+    case 'pulled':
+    case 'compound':
+      return plan;
+    case 'one':
+      return { ...plan, statement: change([plan.statement])[0]! };
+    case 'merged':
+    case 'writes':
+      return { ...plan, statements: change(plan.statements) };
+    case 'where-exists':
+      return {
+        ...plan,
+        statement: change([plan.statement])[0]!,
+        ...(plan.perTable ? { perTable: plan.perTable.map((t) => ({ ...t, statement: change([t.statement])[0]! })) } : {}),
+      };
+  }
+}

@@ -6,6 +6,7 @@
 import type PQueue from 'p-queue';
 import type { PhysicalQueryEvent } from '../data-source/options.js';
 import type { ShardTarget } from '../execute/shard-target.js';
+import type { StatementRouting } from '../execute/routing/statement-routing.js';
 import type { PhysicalQueryLog } from '../log/physical-query-log.js';
 import { inputOrderOf } from '../merge/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
@@ -44,6 +45,8 @@ export interface EngineSettings extends RouteSettings {
   readonly onPhysicalQuery: ((event: PhysicalQueryEvent) => void) | undefined;
   /** Logs physical statements through the data source's logger; undefined when they are not logged. */
   readonly logPhysical?: PhysicalQueryLog | undefined;
+  /** With the query router: gives each physical statement what the router decides its node on. */
+  readonly routing?: StatementRouting | undefined;
 }
 
 /** Physical plans of one ShardedDataSource's statements. */

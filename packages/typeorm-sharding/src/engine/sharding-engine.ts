@@ -16,7 +16,7 @@ import type { ShardSession } from '../session/shard-session.js';
 import { commitsImplicitly } from '../session/implicit-commit.js';
 import { copiesResult } from './copies-result.js';
 import { asLogicalError, withLogicalErrors } from './logical-error.js';
-import { readingExactIntegers, statementsOf, type PhysicalPlan, type PhysicalRead, type PhysicalWrites } from './physical-plan.js';
+import { readingExactIntegers, statementsOf, withStatementsOf, type PhysicalPlan, type PhysicalRead, type PhysicalWrites } from './physical-plan.js';
 import { PhysicalPlanner, type EngineSettings } from './physical-planner.js';
 import { rowsResult, writesResult } from './query-result.js';
 import { explainCompound, runCompound, type CompoundHost } from './run-compound.js';
@@ -251,7 +251,10 @@ export class ShardingEngine {
   private plan(sql: string, parameters: readonly unknown[], perServer = true): PhysicalPlan {
     const p = this.texts.parameterize(sql, parameters);
     const plan = this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect));
-    return this.planner.physicalPlanOf(p, plan, perServer);
+    const physical = this.planner.physicalPlanOf(p, plan, perServer);
+    // With the query router: each statement carries what the router decides its node on.
+    const routing = this.settings.routing;
+    return routing === undefined ? physical : withStatementsOf(physical, (statements) => routing.attach(statements, p, plan));
   }
 }
 

@@ -1,13 +1,15 @@
 import PQueue from 'p-queue';
-import type { QueryResult } from 'typeorm';
+import type { QueryResult, QueryRunner } from 'typeorm';
 import type { PhysicalQueryEvent } from '../data-source/options.js';
 import type { PhysicalQueryLog } from '../log/physical-query-log.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { shardFailure } from './shard-failure.js';
 import { withoutDatabase } from '../rewrite/address-shard.js';
-import type { ShardTarget } from './shard-target.js';
+import { ON_PRIMARY, type ShardTarget } from './shard-target.js';
 import { isAttachedRunner } from './attached-runner.js';
+import { placementOf, type NodePlacement } from './routing/node-placement.js';
+import type { RouteTarget } from '../router/route-target.js';
 
 /** Executor settings, resolved from ShardingOptions. */
 export interface ExecutorSettings {
@@ -86,37 +88,46 @@ async function runOne(statement: PhysicalStatement, targets: readonly ShardTarge
   const target = targets[statement.shard]!;
   const observed = settings.onPhysicalQuery !== undefined || settings.logPhysical !== undefined;
   const started = observed ? performance.now() : 0;
+  let node: NodePlacement | undefined;
   const report = (rowCount: number, error?: unknown) =>
     reportPhysical(settings, session, {
       ...placeOf(statement, targets),
+      ...node,
       sql: statement.sql,
       parameters: statement.parameters,
       durationMs: performance.now() - started,
       rowCount,
       ...(error === undefined ? {} : { error }),
     });
+  // With the query router a statement of a transaction is routed first: one that needs a primary
+  // that is down fails here, before a connection is taken.
+  const routed = session.inTransaction && target.nodes ? target.nodes.routeInTransaction(statement.route ?? ON_PRIMARY, session.beginSql) : undefined;
+  if (routed) node = placementOf(routed);
   // Inside a transaction the statement runs on the server's pinned connection; outside, on any.
-  const runner = session.inTransaction ? await session.acquire(target) : undefined;
+  const runner = session.inTransaction ? await acquire(target, session, routed) : undefined;
   // SQLite's one connection per shard serves the transaction too, and reads integers exactly when asked.
   const direct = !runner || (statement.exactIntegers === true && target.executesOnTransactionConnection === true);
   // A statement that names tables without their database runs where the shard's database is the default.
   const unqualified = target.database !== undefined && statement.qualified !== true;
+  const placed = observed && target.nodes ? (where: NodePlacement) => void (node = where) : undefined;
   let failure: unknown;
   try {
     // A SQLite shard attached to the transaction's first shard runs there, its tables named with its schema.
     const result = runner && isAttachedRunner(runner)
       ? await runner.runsOn.execute(runner.rewrite(statement.sql, statement.parameters), statement.parameters, session.mode, { exactIntegers: statement.exactIntegers })
       : direct
-      ? await target.execute(statement.sql, statement.parameters, session.mode, { exactIntegers: statement.exactIntegers, unqualified })
+      ? await target.execute(statement.sql, statement.parameters, session.mode, { exactIntegers: statement.exactIntegers, unqualified, route: statement.route, placed })
       : unqualified && target.useDatabaseOn
         ? await session.exclusive(runner, async () => {
             await target.useDatabaseOn!(runner);
             return (await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult;
           })
         : ((await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult);
+    if (routed) target.nodes!.complete(routed, { result: result.raw });
     if (observed) report(result.records?.length ? result.records.length : (result.affected ?? 0));
     return result;
   } catch (cause) {
+    if (routed) target.nodes!.complete(routed, { error: cause });
     if (observed) report(0, cause);
     failure = cause;
   } finally {
@@ -131,6 +142,16 @@ async function runOne(statement: PhysicalStatement, targets: readonly ShardTarge
     throw shardFailure(failure, { shard: target.name, physicalQuery: withoutDatabase(statement.sql, database), physicalParameters: statement.parameters });
   }
   throw shardFailure(failure, { shard: target.name, physicalQuery: statement.sql, physicalParameters: statement.parameters });
+}
+
+/** The transaction's connection of the target's server; a routed statement that cannot get it is completed with the failure. */
+async function acquire(target: ShardTarget, session: ShardSession, routed: RouteTarget | undefined): Promise<QueryRunner> {
+  try {
+    return await session.acquire(target);
+  } catch (error) {
+    if (routed) target.nodes!.complete(routed, { error });
+    throw error;
+  }
 }
 
 /**

@@ -1,7 +1,11 @@
 import { QueryFailedError, QueryResult, type DataSource, type QueryRunner, type ReplicationMode } from 'typeorm';
+import { ShardingError } from '../errors/index.js';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
 import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver.js';
 import type { PooledConnection, ServerPool } from '../servers/server-pool.js';
+import type { StatementDescriptor } from '../router/statement.js';
+import type { NodePlacement } from './routing/node-placement.js';
+import type { ServerNodes } from './routing/server-nodes.js';
 
 /**
  * One shard as the executor sees it: a name and ways to run a statement. Kept apart from
@@ -43,6 +47,11 @@ export interface ShardTarget {
    * transaction connection of its server), for a statement that names tables without it.
    */
   useDatabaseOn?(runner: QueryRunner): Promise<void>;
+  /**
+   * MySQL with the query router: the server's nodes. `execute` then runs each statement on the
+   * node the router picks; the executor routes statements of a transaction through it too.
+   */
+  readonly nodes?: ServerNodes | undefined;
 }
 
 /** How `execute` reads results. */
@@ -54,6 +63,10 @@ export interface ExecuteOptions {
    * database is the shard's (a server's connections are shared by its shards).
    */
   readonly unqualified?: boolean;
+  /** With the query router: what it decides the node on (a statement without one runs on the primary). */
+  readonly route?: StatementDescriptor | undefined;
+  /** With the query router: told where the statement ran (also when it failed). */
+  readonly placed?: ((where: NodePlacement) => void) | undefined;
 }
 
 /**
@@ -98,7 +111,7 @@ export function dataSourceTarget(name: string, index: number, dataSource: DataSo
  * database-qualified tables run on any connection of the server, others on one whose default
  * database is the shard's; transactions run on the server's DataSource runners.
  */
-export function serverShardTarget(name: string, index: number, database: string, server: ServerPool, serverSource: DataSource, shardSource: DataSource): ShardTarget {
+export function serverShardTarget(name: string, index: number, database: string, server: ServerPool, serverSource: DataSource, shardSource: DataSource, nodes?: ServerNodes): ShardTarget {
   const driver = serverSource.driver as MysqlDriver;
   const options = driver.options as { enableQueryTimeout?: boolean; maxQueryExecutionTime?: number };
   const viaRunner = async (sql: string, parameters: readonly unknown[], mode: ReplicationMode, unqualified: boolean): Promise<QueryResult> => {
@@ -117,8 +130,17 @@ export function serverShardTarget(name: string, index: number, database: string,
     dataSource: shardSource,
     createRunner: (mode) => driver.createQueryRunner(mode),
     releaseRunner: (runner) => runner.release(),
+    nodes,
     execute: async (sql, parameters, mode, executeOptions) => {
       const unqualified = executeOptions?.unqualified === true;
+      if (nodes) {
+        try {
+          return resultOf(await nodes.query(sql, parameters, unqualified ? database : undefined, executeOptions?.route ?? ON_PRIMARY, mode, executeOptions?.placed));
+        } catch (error) {
+          if (error instanceof ShardingError) throw error;
+          throw new QueryFailedError(sql, parameters as unknown[], error as Error);
+        }
+      }
       if (options.enableQueryTimeout && options.maxQueryExecutionTime) return viaRunner(sql, parameters, mode, unqualified);
       try {
         return resultOf(await server.query(sql, parameters, unqualified ? database : undefined));
@@ -130,6 +152,9 @@ export function serverShardTarget(name: string, index: number, database: string,
     useDatabaseOn: async (runner) => server.use((await runner.connect()) as PooledConnection, database),
   };
 }
+
+/** What the router is told of a statement the engine sent without a descriptor (schema probes): it runs on the primary. */
+export const ON_PRIMARY: StatementDescriptor = Object.freeze({ kind: 'other' });
 
 /** A driver's raw result as TypeORM's runner wraps it. */
 function resultOf(raw: unknown): QueryResult {

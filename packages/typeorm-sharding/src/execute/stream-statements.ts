@@ -5,7 +5,8 @@ import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { placeOf, reportPhysical, throwFailingBranch, type ExecutorSettings } from './executor.js';
 import { shardFailure } from './shard-failure.js';
-import type { ShardTarget } from './shard-target.js';
+import { ON_PRIMARY, type ShardTarget } from './shard-target.js';
+import { placementOf, type NodePlacement } from './routing/node-placement.js';
 
 /**
  * Opens one row stream per physical statement (MySQL/MariaDB: the driver's streaming query,
@@ -34,14 +35,33 @@ async function* streamOne(statement: PhysicalStatement, targets: readonly ShardT
   let stream: Readable | undefined;
   let rows = 0;
   let ended = false;
+  let node: NodePlacement | undefined;
+  const report = (error?: unknown) =>
+    reportPhysical(settings, session, { ...where, ...node, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows, ...(error === undefined ? {} : { error }) });
   const fail = async (cause: unknown): Promise<Error> => {
     await throwFailingBranch(statement, cause, targets, session, settings);
-    reportPhysical(settings, session, { ...where, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows, error: cause });
+    report(cause);
     return shardFailure(cause, { shard: target.name, physicalQuery: statement.sql, physicalParameters: statement.parameters });
   };
+  const unqualified = target.database !== undefined && statement.qualified !== true;
+  if (target.nodes && !session.inTransaction) {
+    // The query router picks the node, and retries elsewhere a stream that failed before its first row.
+    try {
+      for await (const row of target.nodes.rows(statement.sql, statement.parameters, unqualified ? target.database : undefined, statement.route ?? ON_PRIMARY, session.mode, (p) => void (node = p))) {
+        rows++;
+        yield row;
+      }
+    } catch (cause) {
+      throw await fail(cause);
+    }
+    report();
+    return;
+  }
+  const routed = target.nodes?.routeInTransaction(statement.route ?? ON_PRIMARY, session.beginSql);
+  if (routed) node = placementOf(routed);
   try {
     runner = await session.acquire(target);
-    if (target.database !== undefined && statement.qualified !== true) await target.useDatabaseOn?.(runner);
+    if (unqualified) await target.useDatabaseOn?.(runner);
     stream = (await runner.stream(statement.sql, statement.parameters as unknown[])) as Readable;
     // destroyOnReturn: false — an early stop must not destroy the driver's stream (see above).
     for await (const row of stream.iterator({ destroyOnReturn: false })) {
@@ -49,9 +69,11 @@ async function* streamOne(statement: PhysicalStatement, targets: readonly ShardT
       yield row as Row;
     }
     ended = true;
-    reportPhysical(settings, session, { ...where, sql: statement.sql, parameters: statement.parameters, durationMs: performance.now() - started, rowCount: rows });
+    if (routed) target.nodes!.complete(routed, {});
+    report();
   } catch (cause) {
     ended = true;
+    if (routed) target.nodes!.complete(routed, { error: cause });
     throw await fail(cause);
   } finally {
     const r = runner;
@@ -60,6 +82,7 @@ async function* streamOne(statement: PhysicalStatement, targets: readonly ShardT
         await session.done(target, r);
       } else {
         // Stopped early by the consumer: drain the rest, then release.
+        if (routed) target.nodes!.complete(routed, {});
         const s = stream;
         s.on('error', () => void session.done(target, r));
         s.on('end', () => void session.done(target, r));

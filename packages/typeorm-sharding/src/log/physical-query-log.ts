@@ -45,9 +45,10 @@ export function describePhysicalQuery(event: PhysicalQueryEvent): string {
   return `${where(event)} (${ms}, ${event.rowCount} row${event.rowCount === 1 ? '' : 's'}): ${event.sql}${parameters}`;
 }
 
-/** `shard s1`, or for a coalesced statement `server db1:3306, shards s0, s4, s8`. */
+/** `shard s1`, or for a coalesced statement `server db1:3306, shards s0, s4, s8`; with the query router `… on node replica1`. */
 function where(event: PhysicalQueryEvent): string {
-  return event.shards.length > 1 ? `server ${event.server}, shards ${event.shards.join(', ')}` : `shard ${event.shard}`;
+  const place = event.shards.length > 1 ? `server ${event.server}, shards ${event.shards.join(', ')}` : `shard ${event.shard}`;
+  return event.node === undefined ? place : `${place} on node ${event.node}`;
 }
 
 function stringify(parameters: readonly unknown[]): string {

@@ -76,5 +76,7 @@ describe('describePhysicalQuery', () => {
     expect(describePhysicalQuery({ shard: 's0', server: 'db:3306', shards: ['s0', 's2'], sql: '(SELECT 1) UNION ALL (SELECT 1)', parameters: [], durationMs: 1, rowCount: 2 })).toBe(
       'server db:3306, shards s0, s2 (1.0 ms, 2 rows): (SELECT 1) UNION ALL (SELECT 1)',
     );
+    // With the query router the line names the node that ran it.
+    expect(describePhysicalQuery({ ...event, node: 'db1-replica2', role: 'replica', reason: 'read' })).toBe('shard s1 on node db1-replica2 (12.3 ms, 2 rows): SELECT id FROM orders WHERE id IN (?, ?) -- PARAMETERS: [1,5]');
   });
 });

@@ -1,3 +1,5 @@
+import type { StatementDescriptor } from '../router/statement.js';
+
 /** One statement to run on one shard: the unit of execution and of `explain()`. */
 export interface PhysicalStatement {
   /** Shard index. */
@@ -23,4 +25,10 @@ export interface PhysicalStatement {
    * `coalesce.ts`); `shard` is the first one's. Undefined: the statement of `shard` alone.
    */
   readonly branches?: readonly PhysicalStatement[];
+  /**
+   * With the query router (MySQL servers with replicas): what it decides the node on, set once
+   * per logical statement (see `execute/routing/statement-routing.ts`). Undefined: the
+   * statement runs on the primary.
+   */
+  readonly route?: StatementDescriptor;
 }

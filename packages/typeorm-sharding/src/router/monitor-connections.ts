@@ -1,4 +1,4 @@
-import type { Connection } from 'mysql2/promise';
+import type { Connection, ConnectionOptions } from 'mysql2/promise';
 import type { NodeConfig } from './topology.js';
 
 /** Runs monitoring statements on nodes (heartbeats, lag and load sampling). */
@@ -19,7 +19,14 @@ export class MysqlMonitorConnections implements MonitorConnections {
   private readonly open = new Map<string, Promise<Connection>>();
   private closed = false;
 
-  constructor(private readonly timeoutMs: number) {}
+  /**
+   * @param optionsOf the mysql2 options of a node's connection (a data source passes its pools'
+   *   own: TLS, socket, charset); @default the node's host, port, user and password
+   */
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly optionsOf?: (node: NodeConfig) => ConnectionOptions,
+  ) {}
 
   async query(node: NodeConfig, sql: string): Promise<unknown[]> {
     if (this.closed) throw new Error('monitor connections are closed');
@@ -54,13 +61,8 @@ export class MysqlMonitorConnections implements MonitorConnections {
     if (found !== undefined) return found;
     const pending: Promise<Connection> = (async () => {
       const mysql = await import('mysql2/promise');
-      const connection = await mysql.createConnection({
-        host: node.host,
-        port: node.port,
-        user: node.user,
-        password: node.password.reveal(),
-        connectTimeout: this.timeoutMs,
-      });
+      const options = this.optionsOf?.(node) ?? { host: node.host, port: node.port, user: node.user, password: node.password.reveal() };
+      const connection = await mysql.createConnection({ ...options, connectTimeout: this.timeoutMs });
       // A broken socket is noticed here, not as an unhandled 'error' event.
       connection.on('error', () => this.drop(node.name, pending, connection));
       return connection;

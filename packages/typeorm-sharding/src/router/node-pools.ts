@@ -28,7 +28,8 @@ export function createNodePool(node: NodeConfig, shared: SharedPoolOptions = {})
   });
   if (node.role === 'primary') {
     // Commands queue in order on a connection: this runs before the statement that asked for it.
-    pool.on('connection', (connection) => connection.query(TRACK_LAST_GTID_SQL));
+    // A server that cannot track `last_gtid` (MySQL) refuses it: reads then wait for nothing.
+    pool.on('connection', (connection) => connection.query(TRACK_LAST_GTID_SQL, () => undefined));
   }
   return pool;
 }

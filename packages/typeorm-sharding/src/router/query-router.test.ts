@@ -211,6 +211,11 @@ describe('QueryRouter', () => {
     expect((await metric(h.router, 'replication_lag_ms')).find((m) => m.labels.node === 'r1')?.value).toBe(3000);
     r1.secondsBehind = 0;
     await h.router.checkLagNow();
+    // Back in rotation, r1 ramps up again from its warm-up share (10 %), as a node back from down.
+    expect(h.router.snapshot().find((n) => n.node === 'r1')?.share).toBeCloseTo(0.1);
+    expect(count(h.run(22))).toEqual({ r1: 2, r2: 20 });
+    await h.clock.advance(300_000);
+    h.router.maintain();
     expect(count(h.run(4))).toEqual({ r1: 2, r2: 2 });
     monitor.on('r2', (sql) => (sql.startsWith('SHOW') ? [] : [{ pos: '0-1-5' }]));
     await h.router.checkLagNow();
@@ -284,6 +289,20 @@ describe('QueryRouter', () => {
       expect(session.router.route('default', READ).wait).toBeDefined();
     });
     expect(session.router.route('default', READ).wait).toBeUndefined();
+  });
+
+  it("records a transaction's COMMIT GTID (noteWrite) for the scope's session and for the server", () => {
+    const h = harness({ extra: { routing: { readYourWrites: 'session' } } });
+    withRouting({}, () => {
+      h.router.noteWrite('default', written('0-1-12').result);
+      expect(formatGtidPosition(h.router.route('default', READ).wait!.position)).toBe('0-1-12');
+    });
+    // Outside the scope a CONSISTENT_READ waits for every write the router saw on the server.
+    const consistent = { ...READ, hints: h.router.hintsOf('/*+ CONSISTENT_READ */ SELECT 1') };
+    expect(formatGtidPosition(h.router.route('default', consistent).wait!.position)).toBe('0-1-12');
+    h.router.noteWrite('default', { affectedRows: 0 });
+    h.router.noteWrite('nowhere', written('0-1-13').result);
+    expect(formatGtidPosition(h.router.route('default', consistent).wait!.position)).toBe('0-1-12');
   });
 
   it('keeps a sticky session (or, without one, a sticky shape) on one node while it stays eligible', async () => {

@@ -163,14 +163,16 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
         : this.routeCache.getOrCreate(commentHints.key === '' ? key : `${key}\u0000${commentHints.key}`, () => classifyShape(statement, this.config.analytics));
     const hints = scope === undefined ? commentHints : unionHints(commentHints, scope.hints);
     const inTransaction = statement.inTransaction ?? false;
-    const decision = decideRole(shape, { inTransaction, shardCount: statement.shardCount ?? 1, hints, defaultReads: this.config.defaultReads });
+    const decision = decideRole(shape, { inTransaction, shardCount: statement.shardCount ?? 1, hints, defaultReads: this.config.defaultReads, masterRunner: statement.masterRunner === true });
     if (decision.overridden !== undefined) this.reportOverride(decision.overridden, decision.reason, key);
     const session = statement.session ?? scope?.session;
+    // The target names the hints that applied: the comment's and the scope's together.
+    const routed = hints === commentHints ? statement : { ...statement, hints };
     let target: RouteTarget;
     if (decision.role === 'primary') {
-      target = this.toPrimary(state, decision.reason, undefined, statement, session, 1);
+      target = this.toPrimary(state, decision.reason, undefined, routed, session, 1);
     } else {
-      target = this.toReadNode(state, decision.role === 'analytics', decision.reason, hints, statement, session, key);
+      target = this.toReadNode(state, decision.role === 'analytics', decision.reason, hints, routed, session, key);
     }
     this.metrics.observeDecision(target.role, performance.now() - started);
     return target;
@@ -194,7 +196,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
     this.metrics.consistentReads.inc({ outcome: 'timeout' });
     this.release(target);
     const state = this.servers.get(target.server)!;
-    return this.toPrimary(state, target.reason, 'consistency-timeout', { kind: target.kind, inTransaction: target.inTransaction }, target.session, target.attempt);
+    return this.toPrimary(state, target.reason, 'consistency-timeout', { kind: target.kind, inTransaction: target.inTransaction, hints: target.hints }, target.session, target.attempt);
   }
 
   /**
@@ -235,6 +237,19 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
       return this.retryTarget(server, target);
     }
     return undefined;
+  }
+
+  /**
+   * Records the GTID of a write that ran on `server`'s primary without `route` / `complete`:
+   * the COMMIT of a transaction, sent on the transaction's own connection. Reads that must see
+   * it (read-your-writes) then wait for it; `session` is the routing scope's by default.
+   */
+  noteWrite(server: string, result: unknown, session: RoutingSession | undefined = currentRoutingScope()?.session): void {
+    const state = this.servers.get(server);
+    const position = gtidOfResult(result);
+    if (state === undefined || position === undefined) return;
+    state.noteWrite(position, this.clock.now());
+    session?.noteWrite(server, position);
   }
 
   /**
@@ -290,7 +305,11 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
         if (r.lagMs !== undefined) this.metrics.lag.set({ server: server.name, node: r.node.name }, Number.isFinite(r.lagMs) ? r.lagMs : -1);
         if (r.notReplicating) this.warnOnce(`not-replicating:${r.node.name}`, `Node ${r.node.name} of server ${server.name} is configured as a replica but SHOW REPLICA STATUS returns nothing: it gets no reads.`);
         const eligible = this.isLagEligible(r.node);
-        if (r.lagMs !== undefined && before.get(r.node.name) !== eligible) this.emit('lag', { server: server.name, node: r.node.name, lagMs: r.lagMs, eligible });
+        if (r.lagMs !== undefined && before.get(r.node.name) !== eligible) {
+          // Back in rotation after it was held out for its lag: it ramps up again, as a node back from down.
+          if (eligible && r.node.health.isUp) this.startWarmUp(r.node, this.clock.now());
+          this.emit('lag', { server: server.name, node: r.node.name, lagMs: r.lagMs, eligible });
+        }
       }
       server.refresh(this.config.consistency.maxReplicationLagMs);
     }
@@ -383,7 +402,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
     state: ServerState,
     reason: RouteReason,
     fallback: RouteFallback | undefined,
-    statement: Pick<StatementDescriptor, 'kind' | 'inTransaction'>,
+    statement: Pick<StatementDescriptor, 'kind' | 'inTransaction' | 'hints'>,
     session: RoutingSession | undefined,
     attempt: 1 | 2,
   ): RouteTarget {
@@ -407,7 +426,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
     fallback: RouteFallback | undefined,
     wait: RouteTarget['wait'],
     sticky: boolean,
-    statement: Pick<StatementDescriptor, 'kind' | 'inTransaction'>,
+    statement: Pick<StatementDescriptor, 'kind' | 'inTransaction' | 'hints'>,
     session: RoutingSession | undefined,
     attempt: 1 | 2,
   ): RouteTarget {
@@ -423,6 +442,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
       sticky,
       kind: statement.kind,
       inTransaction: statement.inTransaction ?? false,
+      hints: statement.hints ?? NO_HINTS,
       attempt,
       session,
       startedAt: this.clock.now(),

@@ -1,4 +1,5 @@
 import type { RouteReason } from './decision/decide-role.js';
+import type { RoutingHints } from './hints/hint.js';
 import type { RoutingSession } from './hints/routing-session.js';
 import type { GtidPosition } from './lag/gtid.js';
 import type { StatementKind } from './statement.js';
@@ -40,6 +41,8 @@ export interface RouteTarget {
   readonly sticky: boolean;
   readonly kind: StatementKind;
   readonly inTransaction: boolean;
+  /** The hints that applied: the statement's comment and the enclosing `withRouting` scope together. */
+  readonly hints: RoutingHints;
   /** 1 for the first try, 2 for the retry. */
   readonly attempt: 1 | 2;
   /** @internal the session that records the write's GTID */

@@ -46,6 +46,14 @@ export interface StatementDescriptor {
    */
   readonly shapeKey?: string;
   /**
+   * The statement came through a TypeORM QueryRunner of mode `master`: TypeORM sends raw
+   * `query()` calls there and the reads `save()` makes before it writes, and with replication
+   * such a runner reads the master. Its reads then run on the primary unless a hint
+   * (`FORCE_SLAVE`) says otherwise, as with `defaultReads: 'primary'`. Per statement, not
+   * part of the shape. @default false
+   */
+  readonly masterRunner?: boolean;
+  /**
    * The routing session of the caller (a QueryRunner's, say). When absent, the session of the
    * enclosing `withRouting` scope is used, if any.
    */

@@ -13,7 +13,7 @@
 
 /** The part of a mysql2 pool connection used here (and by TypeORM's MysqlQueryRunner). */
 export interface PooledConnection {
-  query(sql: string, values: unknown, callback: (error: (Error & { errno?: number }) | null, raw: unknown) => void): void;
+  query(sql: string | { readonly sql: string; readonly timeout?: number }, values: unknown, callback: (error: (Error & { errno?: number }) | null, raw: unknown) => void): void;
   release(): void;
 }
 
@@ -37,10 +37,13 @@ export class ServerPool {
     private readonly pool: () => Mysql2Pool,
   ) {}
 
-  /** A connection of the server; with `database`, one whose default database is that one. */
-  connection(database: string | undefined): Promise<PooledConnection> {
+  /**
+   * A connection of the server; with `database`, one whose default database is that one.
+   * `pool`: one node's pool (a replica's, with the query router), else the server's own (the primary's).
+   */
+  connection(database: string | undefined, pool: Mysql2Pool = this.pool()): Promise<PooledConnection> {
     return new Promise((resolve, reject) => {
-      this.pool().getConnection((error, connection) => {
+      pool.getConnection((error, connection) => {
         if (error) return reject(error);
         if (database === undefined) return resolve(connection);
         this.use(connection, database).then(

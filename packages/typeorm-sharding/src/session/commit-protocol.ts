@@ -57,6 +57,16 @@ export interface SessionTransaction {
   rollback(branches: readonly Branch[], statement: SessionStatement): Promise<void>;
 }
 
+/**
+ * A branch's server has committed its part (the COMMIT of its local transaction, or XA COMMIT of
+ * its branch), with the driver's raw result. With the query router the result carries the
+ * primary's GTID of that commit: reads that must see the transaction (read-your-writes) wait
+ * for it on a replica. Every protocol calls this for each server it commits.
+ */
+export function committedOn(branch: Branch, result: unknown): void {
+  branch.target.nodes?.committed(result);
+}
+
 /** Makes the transaction of each BEGIN: local per server, XA across servers, SQLite shards attached. */
 export interface CommitProtocol {
   begin(): SessionTransaction;

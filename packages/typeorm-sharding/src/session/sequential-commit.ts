@@ -1,6 +1,6 @@
 import { shardFailure } from '../execute/shard-failure.js';
 import type { ShardTarget } from '../execute/shard-target.js';
-import type { Branch, CommitProtocol, Join, OpeningStatement, SessionStatement, SessionTransaction } from './commit-protocol.js';
+import { committedOn, type Branch, type CommitProtocol, type Join, type OpeningStatement, type SessionStatement, type SessionTransaction } from './commit-protocol.js';
 import { PartialCommitError } from './session-errors.js';
 
 /**
@@ -23,10 +23,11 @@ class SequentialTransaction implements SessionTransaction {
   async commit(branches: readonly Branch[], statement: SessionStatement): Promise<void> {
     const done: string[] = [];
     let failure: { server: string; cause: unknown } | undefined;
-    for (const { server, runner } of branches) {
+    for (const branch of branches) {
+      const { server, runner } = branch;
       try {
         if (!failure) {
-          await runner.query(statement.sql, [...statement.parameters]);
+          committedOn(branch, await runner.query(statement.sql, [...statement.parameters]));
           done.push(server);
         } else {
           await runner.query('ROLLBACK').catch(() => undefined);

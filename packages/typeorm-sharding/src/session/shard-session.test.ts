@@ -4,9 +4,13 @@ import { ShardQueryError } from '../errors/index.js';
 import type { ShardTarget } from '../execute/shard-target.js';
 import { PartialCommitError, ShardSession, TransactionStateError } from './shard-session.js';
 
-/** Fake shards whose runners log every statement; `failOn` makes one statement fail on one shard. */
+/**
+ * Fake shards whose runners log every statement; `failOn` makes one statement fail on one shard.
+ * Each has query-router nodes that note the servers whose COMMIT result they were given (`noted`).
+ */
 function shards(names: string[], failOn?: { shard: string; sql: string }) {
   const log: string[] = [];
+  const noted: string[] = [];
   let released = 0;
   const targets: ShardTarget[] = names.map((name, index) => ({
     name,
@@ -29,8 +33,9 @@ function shards(names: string[], failOn?: { shard: string; sql: string }) {
     execute: async () => {
       throw new Error('not used');
     },
+    nodes: { committed: () => void noted.push(name) } as unknown as ShardTarget['nodes'],
   }));
-  return { targets, log, released: () => released };
+  return { targets, log, noted, released: () => released };
 }
 
 const s = (sql: string) => ({ sql, parameters: [] });
@@ -73,6 +78,34 @@ describe('ShardSession', () => {
     expect(log.sort()).toEqual(['a: COMMIT', 'b: COMMIT']);
     expect(released()).toBe(2);
     expect(session.inTransaction).toBe(false);
+  });
+
+  it('with the query router: the BEGIN text holds for the transaction (its hints), and each server that committed hands its COMMIT result over for its GTID', async () => {
+    const { targets, noted } = shards(['a', 'b', 'c'], { shard: 'c', sql: 'COMMIT' });
+    const session = new ShardSession('master');
+    expect(session.beginSql).toBeUndefined();
+    await session.control(s('/*+ MASTER_ONLY */ START TRANSACTION'), 'begin');
+    expect(session.beginSql).toBe('/*+ MASTER_ONLY */ START TRANSACTION');
+    await session.acquire(targets[0]!);
+    await session.acquire(targets[1]!);
+    await session.control(s('COMMIT'), 'commit');
+    expect(noted).toEqual(['a', 'b']);
+    expect(session.beginSql).toBeUndefined();
+    // A second transaction: c's COMMIT fails after a committed, so only a is handed over.
+    noted.length = 0;
+    await session.control(s('START TRANSACTION'), 'begin');
+    expect(session.beginSql).toBe('START TRANSACTION');
+    await session.acquire(targets[0]!);
+    await session.acquire(targets[2]!);
+    await expect(session.control(s('COMMIT'), 'commit')).rejects.toBeInstanceOf(PartialCommitError);
+    expect(noted).toEqual(['a']);
+    // A rollback hands nothing over.
+    noted.length = 0;
+    await session.control(s('ROLLBACK'), 'rollback');
+    await session.control(s('START TRANSACTION'), 'begin');
+    await session.acquire(targets[1]!);
+    await session.control(s('ROLLBACK'), 'rollback');
+    expect(noted).toEqual([]);
   });
 
   it('raises PartialCommitError naming the committed shards when a later COMMIT fails, and rolls back the rest', async () => {

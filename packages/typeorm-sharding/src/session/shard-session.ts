@@ -42,6 +42,8 @@ const BEGIN: Record<SqlDialect, string> = { mysql: 'START TRANSACTION', sqlite: 
  */
 export class ShardSession {
   private transaction: SessionTransaction | undefined;
+  /** The text of the BEGIN that opened the transaction (with the query router its hints hold for the whole transaction). */
+  private begin: string | undefined;
   /**
    * A COMMIT failed: the database would still hold the transaction open until a ROLLBACK
    * (TypeORM sends one), while here every server has already been rolled back or committed.
@@ -75,6 +77,11 @@ export class ShardSession {
   /** True between BEGIN and COMMIT/ROLLBACK. */
   get inTransaction(): boolean {
     return this.transaction !== undefined;
+  }
+
+  /** The text of the statement that opened the open transaction (routing hints on it, such as `MASTER_ONLY`, hold for the whole transaction). */
+  get beginSql(): string | undefined {
+    return this.transaction ? this.begin : undefined;
   }
 
   /**
@@ -132,6 +139,7 @@ export class ShardSession {
           await this.finish({ sql: 'COMMIT', parameters: [] }, true);
         }
         this.transaction = this.protocol.begin();
+        this.begin = statement.sql;
         this.rollbackOwed = false;
         this.opening.push({ statement, kind });
         return;
@@ -272,6 +280,7 @@ export class ShardSession {
     this.branches.clear();
     this.opening.length = 0;
     this.transaction = undefined;
+    this.begin = undefined;
     if (!transaction) return;
     try {
       if (commit) await transaction.commit(branches, statement);

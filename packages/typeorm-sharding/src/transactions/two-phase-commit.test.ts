@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ShardTarget } from '../execute/shard-target.js';
 import type { Branch } from '../session/commit-protocol.js';
 import { DecisionLog } from './decision-log.js';
 import { driverError, FakeXaServer, fakeRunner } from './testing/fake-xa.js';
@@ -14,6 +15,8 @@ function setup(options: Partial<Record<'a' | 'b' | 'c', Parameters<typeof fakeRu
   const runners = { a: fakeRunner(servers.a, options.a), b: fakeRunner(servers.b, options.b), c: fakeRunner(servers.c, options.c) };
   const log = new DecisionLog(servers.a, 'tsh_xa_log');
   const events: string[] = [];
+  /** Servers whose commit the query router was told of (their GTIDs for read-your-writes). */
+  const noted: string[] = [];
   const host: TwoPhaseHost = {
     logFor: () => log,
     server: (name) => servers[name as 'a' | 'b' | 'c'],
@@ -22,16 +25,18 @@ function setup(options: Partial<Record<'a' | 'b' | 'c', Parameters<typeof fakeRu
     warn: (m) => void events.push(`warn: ${m}`),
     nudge: () => void events.push('nudge'),
   };
-  const branch = (name: 'a' | 'b' | 'c', id: number): Branch => ({ server: name, target: undefined as never, runner: runners[name].runner, kind: 'own', ...(name === 'a' ? {} : { xid: branchXid(GTRID, id) }) });
-  return { servers, runners, events, host, branches: [branch('a', 0), branch('b', 1), branch('c', 2)] };
+  const target = (name: string) => ({ nodes: { committed: () => void noted.push(name) } }) as unknown as ShardTarget;
+  const branch = (name: 'a' | 'b' | 'c', id: number): Branch => ({ server: name, target: target(name), runner: runners[name].runner, kind: 'own', ...(name === 'a' ? {} : { xid: branchXid(GTRID, id) }) });
+  return { servers, runners, events, noted, host, branches: [branch('a', 0), branch('b', 1), branch('c', 2)] };
 }
 
 const statements = (s: FakeXaServer) => s.log.filter((l) => !l.startsWith('SELECT VERSION'));
 
 describe('commitTwoPhase', () => {
   it('records, ends and prepares the branches, decides inside the coordinator, then commits them; the record goes', async () => {
-    const { servers, events, host, branches, runners } = setup();
+    const { servers, events, noted, host, branches, runners } = setup();
     await commitTwoPhase(host, GTRID, branches);
+    expect(noted).toEqual(['a', 'b', 'c']);
     expect(statements(servers.a)).toEqual([`INSERT ${GTRID}`, `UPDATE ${GTRID}`, 'COMMIT']);
     expect(statements(servers.b)).toEqual([`XA END '${GTRID}','1'`, `XA PREPARE '${GTRID}','1'`, `XA COMMIT '${GTRID}','1'`]);
     expect(servers.a.records.get(GTRID)?.state).toBe('commit');
@@ -40,9 +45,10 @@ describe('commitTwoPhase', () => {
   });
 
   it('a failed PREPARE rolls every part back, claims the record for rollback, and names the server', async () => {
-    const { servers, events, host, branches } = setup({ c: { failOn: 'XA PREPARE' } });
+    const { servers, events, noted, host, branches } = setup({ c: { failOn: 'XA PREPARE' } });
     const error = await commitTwoPhase(host, GTRID, branches).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PrepareFailedError);
+    expect(noted).toEqual([]);
     expect(error).toMatchObject({ server: 'c', reason: 'XA PREPARE failed' });
     expect(statements(servers.a)).toEqual([`INSERT ${GTRID}`, `UPDATE ${GTRID}`, 'ROLLBACK']);
     expect(servers.a.records.get(GTRID)?.state).toBe('rollback');
@@ -105,12 +111,14 @@ describe('commitTwoPhase', () => {
     const ok = setup({ c: { failOn: 'XA COMMIT' } });
     await commitTwoPhase(ok.host, GTRID, ok.branches);
     expect(ok.servers.c.prepared.size).toBe(0);
+    expect(ok.noted.sort()).toEqual(['a', 'b', 'c']);
     expect(ok.events).toContain('finished');
 
     const left = setup({ c: { failOn: 'XA COMMIT' } });
     left.servers.c.fail('XA COMMIT', driverError('connect ECONNREFUSED'));
     await commitTwoPhase(left.host, GTRID, left.branches);
     expect(left.servers.c.prepared.size).toBe(1);
+    expect(left.noted.sort()).toEqual(['a', 'b']);
     expect(left.events.some((e) => /warn: XA COMMIT of committed transaction .* failed on server c/.test(e))).toBe(true);
     expect(left.events).toContain('nudge');
     expect(left.servers.a.records.get(GTRID)?.state).toBe('commit');

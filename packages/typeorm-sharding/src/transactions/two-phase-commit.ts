@@ -1,4 +1,4 @@
-import type { Branch } from '../session/commit-protocol.js';
+import { committedOn, type Branch } from '../session/commit-protocol.js';
 import type { DecisionLog } from './decision-log.js';
 import { CommitOutcomeUnknownError, PrepareFailedError } from './transaction-errors.js';
 import type { TransactionStep } from './transaction-options.js';
@@ -99,7 +99,10 @@ export async function commitTwoPhase(host: TwoPhaseHost, gtrid: string, branches
     const coordinator = local;
     local = undefined;
     let failure: unknown;
-    await coordinator.runner.query('COMMIT').catch((cause: unknown) => void (failure = cause ?? new Error('COMMIT failed')));
+    await coordinator.runner.query('COMMIT').then(
+      (result: unknown) => committedOn(coordinator, result),
+      (cause: unknown) => void (failure = cause ?? new Error('COMMIT failed')),
+    );
     // An error the server reported: nothing was committed. A lost connection: the log tells.
     const lost = failure !== undefined && !isServerError(failure);
     if (lost) discardConnection(coordinator.runner);
@@ -121,14 +124,14 @@ export async function commitTwoPhase(host: TwoPhaseHost, gtrid: string, branches
 /** XA COMMIT on the branch's connection, else once more on a fresh one; false: left for the resolver. */
 async function commitBranch(host: TwoPhaseHost, p: XaBranch): Promise<boolean> {
   try {
-    await xa.commit(p.runner, p.xid);
+    committedOn(p, await xa.commit(p.runner, p.xid));
     return true;
   } catch (first) {
     // Closing the connection detaches the prepared branch, so that another connection can commit it.
     discardConnection(p.runner);
     await new Promise((resolve) => setTimeout(resolve, 50));
     try {
-      await host.server(p.server).query(detachedXa.commit(p.xid));
+      committedOn(p, await host.server(p.server).query(detachedXa.commit(p.xid)));
       return true;
     } catch (second) {
       host.warn(`XA COMMIT of committed transaction ${p.xid.gtrid} failed on server ${p.server} (${(second as Error).message ?? (first as Error).message}); its part stays prepared (rows locked) until the resolver commits it.`);

@@ -4,11 +4,10 @@ import type { RouterConfig } from '../router-options.js';
 import type { ServerConfig } from '../topology.js';
 import { childPath, Fields, type ConfigContext } from './fields.js';
 import { BUILT_IN_DEFAULTS, readNodeDefaults } from './read-nodes.js';
-import { readAnalytics, readConsistency, readHealth, readLoadScore, readWarmUp } from './read-options.js';
+import { ANALYTICS_KEYS, HEALTH_KEYS, LOAD_SCORE_KEYS, readAnalytics, readConsistency, readHealth, readLoadScore, readWarmUp, ROUTING_POLICY_KEYS, WARM_UP_KEYS } from './read-options.js';
 import { readNodeMap, readServer, readServerList, SERVER_KEYS, type NodeRegistry } from './read-servers.js';
 
 const TOP_KEYS = ['nodes', 'defaults', 'routing', 'servers', 'healthCheck', 'loadScore', 'warmUp', 'sharding'] as const;
-const ROUTING_POLICY_KEYS = ['maxReplicationLagMs', 'lagCheckInterval', 'readYourWrites', 'consistentReadTimeout', 'analytics', 'defaultReads', 'retryReads', 'routeCacheSize'] as const;
 const ROUTING_KEYS = [...SERVER_KEYS.filter((k) => k !== 'name'), ...ROUTING_POLICY_KEYS];
 const SHARDING_NUMBER_KEYS = ['concurrency', 'globalConcurrency', 'maxInValuesPerQuery', 'planCacheSize', 'streamThreshold', 'maxSubqueryValues'] as const;
 const SHARDING_KEYS = ['shards', 'pruning', ...SHARDING_NUMBER_KEYS] as const;
@@ -71,11 +70,11 @@ export function readRouterDocument(tree: unknown, ctx: ConfigContext = { substit
 
   const router: RouterConfig = Object.freeze({
     servers: Object.freeze(servers),
-    health: readHealth(top.child('healthCheck', ['interval', 'timeout', 'retry', 'rise', 'errorThreshold', 'minDown'])),
+    health: readHealth(top.child('healthCheck', HEALTH_KEYS)),
     consistency: readConsistency(routing),
-    analytics: readAnalytics(routing?.child('analytics', ['aggregates', 'groupBy', 'fullScans', 'minShards', 'minShardsForAggregates'])),
-    warmUp: readWarmUp(top.child('warmUp', ['duration', 'initialShare', 'steps', 'latencyTolerance', 'errorRateTolerance'])),
-    loadScore: readLoadScore(top.child('loadScore', ['refreshInterval', 'weights'])),
+    analytics: readAnalytics(routing?.child('analytics', ANALYTICS_KEYS)),
+    warmUp: readWarmUp(top.child('warmUp', WARM_UP_KEYS)),
+    loadScore: readLoadScore(top.child('loadScore', LOAD_SCORE_KEYS)),
     defaultReads: routing?.oneOf('defaultReads', ['replica', 'primary'] as const, 'replica') ?? 'replica',
     retryReads: routing?.boolean('retryReads', true) ?? true,
     routeCacheSize: routing?.number('routeCacheSize', 1000, { min: 0, integer: true }) ?? 1000,

@@ -13,6 +13,17 @@ import {
 } from '../router-options.js';
 import type { Fields } from './fields.js';
 
+/** Keys of `healthCheck:`. */
+export const HEALTH_KEYS = ['interval', 'timeout', 'retry', 'rise', 'errorThreshold', 'minDown'] as const;
+/** Keys of `routing.analytics:`. */
+export const ANALYTICS_KEYS = ['aggregates', 'groupBy', 'fullScans', 'minShards', 'minShardsForAggregates'] as const;
+/** Keys of `warmUp:`. */
+export const WARM_UP_KEYS = ['duration', 'initialShare', 'steps', 'latencyTolerance', 'errorRateTolerance'] as const;
+/** Keys of `loadScore:`. */
+export const LOAD_SCORE_KEYS = ['refreshInterval', 'weights'] as const;
+/** The routing policy keys of `routing:` (besides its server's `master`, `slave`, `columnar`). */
+export const ROUTING_POLICY_KEYS = ['maxReplicationLagMs', 'lagCheckInterval', 'readYourWrites', 'consistentReadTimeout', 'analytics', 'defaultReads', 'retryReads', 'routeCacheSize'] as const;
+
 /** `healthCheck:` — the article's `interval`, `timeout`, `retry`, plus `rise`, `errorThreshold`, `minDown`. */
 export function readHealth(f: Fields | undefined): HealthCheckOptions {
   if (!f) return DEFAULT_HEALTH;

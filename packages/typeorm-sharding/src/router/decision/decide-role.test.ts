@@ -11,6 +11,7 @@ interface Case {
   readonly hints?: RoutingHintName[];
   readonly scopeHints?: RoutingHintName[];
   readonly defaultReads?: 'replica' | 'primary';
+  readonly masterRunner?: boolean;
   readonly expected: [string, string, string?];
 }
 
@@ -40,6 +41,9 @@ const CASES: Record<string, Case> = {
   'MASTER_ONLY on BEGIN': { statement: { kind: 'transaction' }, hints: ['MASTER_ONLY'], expected: ['primary', 'hint:MASTER_ONLY'] },
   'a read under a MASTER_ONLY scope': { statement: select, scopeHints: ['MASTER_ONLY'], expected: ['primary', 'hint:MASTER_ONLY'] },
   'defaultReads primary': { statement: select, defaultReads: 'primary', expected: ['primary', 'default-reads'] },
+  'a read of a master QueryRunner': { statement: select, masterRunner: true, expected: ['primary', 'master-runner'] },
+  'FORCE_SLAVE on a read of a master QueryRunner': { statement: select, masterRunner: true, hints: ['FORCE_SLAVE'], expected: ['replica', 'hint:FORCE_SLAVE'] },
+  'a write of a slave QueryRunner': { statement: { kind: 'insert' }, masterRunner: false, expected: ['primary', 'write'] },
   'an aggregate over many shards': { statement: { kind: 'select', hasAggregates: true, shardCount: 4 }, expected: ['analytics', 'analytics'] },
   'an aggregate on one shard (a point read)': { statement: { kind: 'select', hasAggregates: true, shardCount: 1 }, expected: ['replica', 'read'] },
   'a GROUP BY over two shards': { statement: { kind: 'select', hasGroupBy: true, shardCount: 2 }, expected: ['analytics', 'analytics'] },
@@ -53,7 +57,7 @@ describe('the routing rules, in the order of the article', () => {
   it.each(Object.entries(CASES))('%s', (_, c) => {
     const shape = classifyShape({ ...c.statement, hints: c.hints ? hintSet(c.hints) : NO_HINTS }, DEFAULT_ANALYTICS);
     const hints = hintSet([...(c.hints ?? []), ...(c.scopeHints ?? [])]);
-    const d = decideRole(shape, { inTransaction: c.statement.inTransaction ?? false, shardCount: c.statement.shardCount ?? 1, hints, defaultReads: c.defaultReads ?? 'replica' });
+    const d = decideRole(shape, { inTransaction: c.statement.inTransaction ?? false, shardCount: c.statement.shardCount ?? 1, hints, defaultReads: c.defaultReads ?? 'replica', masterRunner: c.masterRunner });
     expect([d.role, d.reason, d.overridden].filter((x) => x !== undefined)).toEqual(c.expected);
   });
 

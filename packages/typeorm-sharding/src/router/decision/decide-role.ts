@@ -10,6 +10,7 @@ export type RouteReason =
   | PrimaryRequirement
   | 'transaction'
   | 'default-reads'
+  | 'master-runner'
   | 'analytics'
   | 'read';
 
@@ -28,6 +29,8 @@ export interface StatementContext {
   /** Hints of the statement's comment and of the enclosing `withRouting` scope together. */
   readonly hints: RoutingHints;
   readonly defaultReads: 'replica' | 'primary';
+  /** The statement came through a QueryRunner of mode `master` (see `StatementDescriptor.masterRunner`). */
+  readonly masterRunner?: boolean;
 }
 
 /**
@@ -37,7 +40,8 @@ export interface StatementContext {
  *    unknown → primary (a `FORCE_SLAVE` here is overridden: a write never reaches a replica);
  * 3. every statement inside a transaction → primary (same);
  * 4. `FORCE_SLAVE` → replica;
- * 5. `defaultReads: 'primary'` (TypeORM's `defaultMode: 'master'`) → primary;
+ * 5. `defaultReads: 'primary'` (TypeORM's `defaultMode: 'master'`), or a QueryRunner of
+ *    mode `master` (TypeORM's raw `query()`, the reads of `save()`) → primary;
  * 6. analytics-shaped reads → analytics replicas;
  * 7. other reads → replicas.
  * The fall-backs (no analytics node → replicas, no replica → primary) are the node choice's.
@@ -51,6 +55,7 @@ export function decideRole(shape: ShapeRoute, context: StatementContext): RoleDe
   if (hints.masterOnly) return primary('hint:MASTER_ONLY');
   if (hints.forceSlave) return { role: 'replica', reason: 'hint:FORCE_SLAVE', overridden: undefined };
   if (context.defaultReads === 'primary') return primary('default-reads');
+  if (context.masterRunner) return primary('master-runner');
   if (context.shardCount >= shape.analyticsFromShards) return { role: 'analytics', reason: 'analytics', overridden: undefined };
   return { role: 'replica', reason: 'read', overridden: undefined };
 }

@@ -48,15 +48,18 @@ afterAll(() => {
 
 const backends = (process.env.SHAPES_BACKENDS ?? 'sqlite,mariadb').split(',').map((b) => b.trim());
 
-for (const backend of ['sqlite', 'mariadb'] as const) {
+// Each backend twice: as 4 shards, and as 3 shards whose sharded tables are laid out as 3
+// tables per shard database (a table-per-shard layout, at half the runs).
+for (const [backend, layout] of [['sqlite', false], ['sqlite', true], ['mariadb', false], ['mariadb', true]] as const) {
   if (!backends.includes(backend)) continue;
   const available = backend === 'sqlite' || (await mariadbAvailable());
-  const numRuns = process.env.SHAPES_RUNS !== undefined ? Number(process.env.SHAPES_RUNS) : DEFAULT_RUNS[backend];
+  const runs = process.env.SHAPES_RUNS !== undefined ? Number(process.env.SHAPES_RUNS) : DEFAULT_RUNS[backend];
+  const numRuns = layout ? Math.max(1, Math.ceil(runs / 2)) : runs;
 
-  describe.runIf(available)(`random query shapes on ${backend} (SHAPES_SEED=${SEED})`, () => {
+  describe.runIf(available)(`random query shapes on ${backend}${layout ? ' with a table-per-shard layout' : ''} (SHAPES_SEED=${SEED})`, () => {
     let sf: ShapeFixture;
     beforeAll(async () => {
-      sf = await openShapeFixture(backend);
+      sf = await openShapeFixture(backend, layout);
     });
     afterAll(async () => {
       await sf?.fx.close();

@@ -11,9 +11,11 @@ import { describeEvents, distinct, expectBroadcast, expectPruned, prng } from '.
 
 // The differential oracle of the read path (DESIGN.md §4): the same rows are loaded into
 // sharded data sources and into one plain TypeORM DataSource; the same find / QueryBuilder /
-// raw query must return the same answer from both. Three sharded sources are compared with
+// raw query must return the same answer from both. Five sharded sources are compared with
 // the plain one: pruning with one statement per shard, pruning with IN lists cut into
-// batches of 3, and pruning off (the whole list to every shard).
+// batches of 3, pruning off (the whole list to every shard), and a table-per-shard layout
+// (every table of the oracle laid out as 2–4 tables per shard database) with coalescing on
+// and off.
 
 /** One table under test: its rows and the id pools the queries draw from. */
 export interface TableSpec {
@@ -144,6 +146,13 @@ export interface ShardedSource {
   readonly fx: Fixture;
   /** IN values per statement: Infinity-like for `main`, 3 for `tiny`; undefined when pruning is off. */
   readonly max: number | undefined;
+  /** Its tables have table-per-shard layouts (`sharding.tables`): statements are routed to a shard's table. */
+  readonly layout?: boolean;
+}
+
+/** The layouts of the layout sources: binding tables share one. */
+export function oracleLayouts(backend: Backend): Record<string, number> {
+  return backend === 'sqlite' ? { orders: 3, order_items: 3, coded_orders: 2 } : { orders: 3, order_items: 3, coded_orders: 2, wide_orders: 4 };
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -193,6 +202,9 @@ export function useOracleEnv(backend: Backend): OracleEnv {
     // MySQL: statements to the shards of one server are one UNION ALL by default; this one sends a statement per shard.
     sources.push({ name: 'tiny (pruning, maxInValuesPerQuery 3, one statement per shard)', fx: await openFixture(backend, entities, 4, { maxInValuesPerQuery: 3, coalesce: false }), max: 3 });
     sources.push({ name: 'noPrune (pruning: false)', fx: await openFixture(backend, entities, 4, { pruning: false }), max: undefined });
+    const layouts = oracleLayouts(backend);
+    sources.push({ name: 'layout (2–4 tables per shard, one round trip per server)', fx: await openFixture(backend, entities, 3, { maxInValuesPerQuery: 1_000_000, tables: layouts }), max: 1_000_000, layout: true });
+    sources.push({ name: 'layout, maxInValuesPerQuery 3, one statement per table', fx: await openFixture(backend, entities, 3, { maxInValuesPerQuery: 3, coalesce: false, tables: layouts }), max: 3, layout: true });
     plain = main.plain;
     for (const t of tables) {
       const targets: DataSource[] = [plain, ...sources.map((s) => s.fx.sharded)];
@@ -243,13 +255,17 @@ export function useOracleEnv(backend: Backend): OracleEnv {
 /** Arbitraries and checks for the queries on one table. */
 export function tableKit(t: TableSpec) {
   const shardOf = (s: ShardedSource) => (v: string) => s.fx.sharded.shardOf(t.entity, v);
+  /** Where a value's row lives: its shard, and under a layout its table there (`s1/orders_2`). */
+  const placeOfValue = (s: ShardedSource) => (v: string) => (s.layout ? `${s.fx.sharded.shardOf(t.entity, v)}/${s.fx.sharded.tableOf(t.entity, v)}` : s.fx.sharded.shardOf(t.entity, v));
+  /** Where a statement ran, in the same terms. */
+  const placeOfEvent = (s: ShardedSource) => (e: PhysicalQueryEvent) => (s.layout ? `${e.shard}/${physicalTableIn(e.sql, t.table)}` : e.shard);
   /** One spelling per key: integer keys by value (`'005'`, `'+5'` and `5` are one key), string keys byte for byte. */
   const canon = t.integer ? (v: string) => BigInt(v).toString() : (v: string) => v;
   /** The pruning invariants for a statement whose key IN list held `values`. */
   const pruned = (values: readonly unknown[]): Check => (s, events, label) => {
     const text = values.map(String);
     if (s.max === undefined) expectBroadcast(events, text, s.fx.sharded.shardNames, label, canon);
-    else expectPruned(events, text, shardOf(s), s.max, label, canon);
+    else expectPruned(events, text, placeOfValue(s), s.max, label, canon, placeOfEvent(s));
   };
   /**
    * The same invariants for an aggregate without GROUP BY (count, sum): when the list is empty
@@ -264,8 +280,8 @@ export function tableKit(t: TableSpec) {
   };
   /** Statements go exactly to the shards of `values`, one each (an OR of equalities is routed, not cut per shard). */
   const routedTo = (values: readonly string[]): Check => (s, events, label) => {
-    const shards = s.max === undefined ? s.fx.sharded.shardNames : distinct(values.map(shardOf(s)));
-    const reached = distinct(events.map((e) => e.shard)).sort();
+    const shards = s.max === undefined ? s.fx.sharded.shardNames : distinct(values.map(placeOfValue(s)));
+    const reached = distinct(events.map(placeOfEvent(s))).sort();
     if (JSON.stringify(reached) !== JSON.stringify([...shards].sort()) || events.length !== shards.length) {
       expect.fail(`${label} [${s.name}]: expected one statement on each of ${JSON.stringify([...shards].sort())}\nphysical:\n${describeEvents(events)}`);
     }
@@ -296,7 +312,13 @@ export function tableKit(t: TableSpec) {
   const skipArb = fc.option(fc.integer({ min: 0, max: 40 }), { nil: undefined });
   const takeArb = fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined });
   const repo = (ds: DataSource) => ds.getRepository(t.entity);
-  return { shardOf, canon, pruned, prunedAggregate, routedTo, idArb, idsArb, nonEmptyIdsArb, spellingArb, spell, literal, orderArb, skipArb, takeArb, repo };
+  return { shardOf, placeOfValue, canon, pruned, prunedAggregate, routedTo, idArb, idsArb, nonEmptyIdsArb, spellingArb, spell, literal, orderArb, skipArb, takeArb, repo };
+}
+
+/** The physical table of `table`'s layout a statement names (`orders_2`), or `?` when it names none. */
+export function physicalTableIn(sql: string, table: string): string {
+  const m = new RegExp(`[\\s\`".(]${table}_(\\d+)[\`"\\s.]`).exec(sql);
+  return m ? `${table}_${m[1]}` : '?';
 }
 
 /**

@@ -134,13 +134,16 @@ export function expectPruned(
   max: number,
   label: string,
   canon: (value: string) => string = (v) => v,
+  /** Where a statement ran, in the terms of `shardOf` (a shard, or a shard's table under a layout). */
+  placeOf: (event: PhysicalQueryEvent) => string = (e) => e.shard,
 ): void {
   const problems: string[] = [];
   const wanted = distinct(values.map(canon));
   if (wanted.length === 0 && events.length > 0) problems.push('an empty IN list must send no statement');
   const seen = new Map<string, number>();
   const statementsPerShard = new Map<string, number>();
-  for (const e of events) {
+  for (const event of events) {
+    const e = { ...event, shard: placeOf(event) };
     statementsPerShard.set(e.shard, (statementsPerShard.get(e.shard) ?? 0) + 1);
     const list = inListOf(e);
     if (list === undefined) {

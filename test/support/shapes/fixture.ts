@@ -12,14 +12,20 @@ export interface ShapeFixture {
   readonly tables: { readonly facts: TableDef; readonly lines: TableDef; readonly refs: TableDef };
 }
 
+/** The table-per-shard layout of the layout variant: the binding tables share it. */
+export const SHAPE_LAYOUTS = { shape_facts: 3, shape_lines: 3 } as const;
+
 /**
  * Opens the sources and loads the same rows into both. IN lists on the key are cut into
  * batches of 3 per statement, so that shards get several statements whose rows the merge
- * must combine as well.
+ * must combine as well. With `layout`, the sharded tables are laid out as 3 tables per shard
+ * database (`SHAPE_LAYOUTS`), on 3 shards.
  */
-export async function openShapeFixture(backend: Backend): Promise<ShapeFixture> {
+export async function openShapeFixture(backend: Backend, layout = false): Promise<ShapeFixture> {
   const { Fact, Line, Ref } = shapeEntities(backend);
-  const fx = await openFixture(backend, [Fact, Line, Ref], 4, { maxInValuesPerQuery: 3 });
+  const fx = layout
+    ? await openFixture(backend, [Fact, Line, Ref], 3, { maxInValuesPerQuery: 3, tables: SHAPE_LAYOUTS })
+    : await openFixture(backend, [Fact, Line, Ref], 4, { maxInValuesPerQuery: 3 });
   const data = shapeData(backend);
   const load = async (ds: DataSource) => {
     await ds.getRepository(Fact).insert(data.facts);

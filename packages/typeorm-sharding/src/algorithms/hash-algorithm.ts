@@ -63,5 +63,8 @@ export function createHashAlgorithm(options: HashAlgorithmOptions): HashSharding
     bucketMap,
     bucketOf,
     shardIndexOf: (key) => shardOfBucket[bucketOf(key)]!,
+    // A bucket keeps its table index whatever shard owns it (see `table-layout.ts`).
+    tableIndexOf: (key, tables) => bucketOf(key) % tables,
+    tableRule: (tables) => `bucket % ${tables}`,
   };
 }

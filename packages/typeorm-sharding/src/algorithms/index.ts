@@ -17,3 +17,4 @@ export { createModAlgorithm } from './mod-algorithm.js';
 export { createFunctionAlgorithm } from './function-algorithm.js';
 export { createAlgorithm, type ShardingAlgorithmOption } from './create-algorithm.js';
 export { describeValue } from './describe-value.js';
+export { createTableLayout, DEFAULT_TABLE_PATTERN, MAX_TABLES_PER_SHARD, type TableLayout, type TableLayoutOption } from './table-layout.js';

@@ -35,6 +35,7 @@ export function createModAlgorithm(shardCount: number, keyKind: KeyKind = 'integ
   const bigN = BigInt(shardCount);
   const floorMod = (k: number): number => ((k % n) + n) % n;
   const floorModBig = (k: bigint): number => Number(((k % bigN) + bigN) % bigN);
+  const asBigInt = (key: unknown): bigint => (typeof key === 'bigint' ? key : BigInt(canonicalKeyString(key, 'integer')));
 
   return {
     name: `mod(${shardCount})`,
@@ -44,5 +45,13 @@ export function createModAlgorithm(shardCount: number, keyKind: KeyKind = 'integ
       const text = canonicalKeyString(key, 'integer'); // throws for anything that is not an integer key
       return text.length <= MAX_EXACT_TEXT_LENGTH ? floorMod(Number(text)) : floorModBig(BigInt(text));
     },
+    // The key modulo shards × tables is its partition: the remainder by shards is the shard, the quotient the table.
+    tableIndexOf(key: unknown, tables: number): number {
+      const k = asBigInt(key);
+      const t = BigInt(tables);
+      const quotient = (k - ((k % bigN) + bigN) % bigN) / bigN;
+      return Number(((quotient % t) + t) % t);
+    },
+    tableRule: (tables) => `floor(key / ${shardCount}) % ${tables}`,
   };
 }

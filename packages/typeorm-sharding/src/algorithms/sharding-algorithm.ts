@@ -11,6 +11,14 @@ export interface ShardingAlgorithm {
    * that cannot be a key of this algorithm (e.g. `null`, an object, a non-integer for `mod`).
    */
   shardIndexOf(key: unknown): number;
+  /**
+   * Index (0-based, < `tables`) of the table of `key` inside its shard, for a table-per-shard
+   * layout (`table-layout.ts`); absent when the algorithm places keys on shards only. Throws
+   * `InvalidShardKeyError` as `shardIndexOf` does.
+   */
+  tableIndexOf?(key: unknown, tables: number): number;
+  /** How `tableIndexOf` picks a table, for messages: `bucket % 4`. */
+  tableRule?(tables: number): string;
 }
 
 /** How a user-supplied algorithm is declared: a function of the key and the shard count. */

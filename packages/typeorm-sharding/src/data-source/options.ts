@@ -2,6 +2,7 @@ import type { MysqlDataSourceOptions } from 'typeorm/driver/mysql/MysqlDataSourc
 import type { BetterSqlite3DataSourceOptions } from 'typeorm/driver/better-sqlite3/BetterSqlite3DataSourceOptions.js';
 import type { PhysicalQueryLogLevel } from '../log/physical-query-log.js';
 import type { KeyGeneratorOptions } from '../keys/key-generator-options.js';
+import type { TableLayoutOption } from '../algorithms/index.js';
 import type { ReplicaOptions, ShardingRouterOptions } from '../router/config/routing-options.js';
 import type { RouteReason } from '../router/decision/decide-role.js';
 import type { RoutingHintName } from '../router/hints/hint.js';
@@ -117,6 +118,14 @@ export interface ShardingOptions {
    * @default undefined (no generator)
    */
   readonly keyGenerator?: KeyGeneratorOptions;
+  /**
+   * Table-per-shard layouts by table name, as `@Sharded({ tables })` declares them (and in place
+   * of what the decorator says): `{ orders: 4 }` lays `orders` out as `orders_0 … orders_3` in
+   * every shard database, `{ orders: { count: 8, name: 't_order_{index}' } }` names them by a
+   * pattern. For layouts that belong to a deployment rather than to the entity's code.
+   * @default {} (the decorators' layouts)
+   */
+  readonly tables?: Readonly<Record<string, TableLayoutOption>>;
   /**
    * MySQL/MariaDB: the query router's options (see docs/router.md): which node of a server —
    * primary, read replica, analytics replica — runs each statement. The router is on when a

@@ -55,6 +55,9 @@ export function resolveShardingOptions(options: ShardingOptions = {}): EngineSet
   if ('combinePerServer' in options) {
     throw new ShardingConfigError('sharding.combinePerServer is gone: statements to shards of one server are now combined by default (sharding.coalesce; false turns it off).');
   }
+  if (options.tables !== undefined && (typeof options.tables !== 'object' || options.tables === null || Array.isArray(options.tables))) {
+    throw new ShardingConfigError(`sharding.tables must be an object of table layouts by table name, e.g. { orders: 4 }; got ${JSON.stringify(options.tables)}.`);
+  }
   const coalesce = options.coalesce ?? true;
   if (typeof coalesce !== 'boolean' && (typeof coalesce !== 'object' || coalesce === null)) {
     throw new ShardingConfigError(`sharding.coalesce must be true, false or { maxBranches }; got ${JSON.stringify(coalesce)}.`);

@@ -18,6 +18,7 @@ import { detachDriverConnections } from './detached-driver.js';
 import { physicalQueryLog } from '../log/physical-query-log.js';
 import { ShardLogger } from '../log/shard-logger.js';
 import { inTurnWithTransactions, ShardedEntityManager } from './sharded-entity-manager.js';
+import { physicalMetadatas } from './layout-metadata.js';
 import { checkKeyGeneratorOptions } from '../keys/key-generator-options.js';
 import { planGlobalKeys, type GlobalKeys } from '../keys/global-keys.js';
 import type { KeyGenerator } from '../keys/snowflake-generator.js';
@@ -121,6 +122,18 @@ export class ShardedDataSource extends DataSource {
       throw new ShardingConfigError(`${metadata.name} is @Broadcast(): every shard holds every row.`);
     }
     return this.shardNames[rule.shardKey!.algorithm.shardIndexOf(key)]!;
+  }
+
+  /**
+   * Name of the physical table that holds the row of `entity` whose shard key is `key` (in the
+   * database of `shardOf(entity, key)`): under a table-per-shard layout (`@Sharded({ tables })`)
+   * one of `orders_0 … orders_3`, else the entity's own table.
+   */
+  tableOf(entity: EntityTarget<ObjectLiteral>, key: unknown): string {
+    const rules = this.requireRules();
+    const metadata = this.getMetadata(entity);
+    const layout = rules.ruleOf(metadata.tableName)?.shardKey?.layout;
+    return layout ? layout.physicalName(metadata.tableName, layout.tableIndexOf(key)) : metadata.tableName;
   }
 
   /** The physical statements `sql` would run, per shard, without running them. */
@@ -260,7 +273,7 @@ export class ShardedDataSource extends DataSource {
     try {
       await this.buildMetadatas();
       this.copyDriverCapabilities(this.shardSources[0]!);
-      this.rules = resolveShardingRules(this.entityMetadatas, this.shardNames, (m, p) => this.normalizedTypeOf(m, p));
+      this.rules = resolveShardingRules(this.entityMetadatas, this.shardNames, (m, p) => this.normalizedTypeOf(m, p), this.shardedOptions.sharding?.tables);
       const keys = planGlobalKeys(this.shardedOptions.sharding?.keyGenerator, this.entityMetadatas, this.dialect, (c) => String(this.driver.normalizeType(c)), (m) => this.logger.log('warn', m));
       this.targets = this.shardSources.map((ds, i) => {
         const shard = topology.shards[i]!;
@@ -302,22 +315,27 @@ export class ShardedDataSource extends DataSource {
 
   /**
    * Creates the schema on every shard: sharded and broadcast tables everywhere, unsharded
-   * tables on the default shard only.
+   * tables on the default shard only; a table-per-shard layout's every physical table.
    */
   override async synchronize(dropBeforeSync = false): Promise<void> {
     this.requireEngine();
     if (dropBeforeSync) await this.dropDatabase();
+    const layoutOf = (m: EntityMetadata) => this.rules!.ruleOf(m.tableName)?.shardKey?.layout;
     await this.loggingShardQueries(() => Promise.all(this.shardSources.map(async (ds, index) => {
       const keep = this.entityMetadatas.filter((m) => index === 0 || this.rules!.distributionOf(m.tableName) !== 'unsharded');
       const own = ds.entityMetadatas.filter((m) => keep.some((k) => k.tableName === m.tableName));
       Object.assign(ds, { entityMetadatas: own, entityMetadatasMap: new Map(own.map((m) => [m.target, m])) });
       try {
+        // The schema builder sees each physical table of a layout as an entity of its own, for the sync only.
+        Object.assign(ds, { entityMetadatas: physicalMetadatas(own, layoutOf, (t, schema, database) => ds.driver.buildTableName(t, schema, database)) });
         await ds.synchronize();
       } catch (cause) {
         throw new ShardConnectionError(`Schema synchronization failed on shard ${this.shardNames[index]}: ${(cause as Error).message}`, {
           shard: this.shardNames[index],
           cause,
         });
+      } finally {
+        Object.assign(ds, { entityMetadatas: own });
       }
     })));
   }

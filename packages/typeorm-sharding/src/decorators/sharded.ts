@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { ShardingAlgorithmOption } from '../algorithms/index.js';
+import type { ShardingAlgorithmOption, TableLayoutOption } from '../algorithms/index.js';
 import { SHARDED_KEY } from './metadata-keys.js';
 
 /** Options of `@Sharded()`. */
@@ -41,6 +41,16 @@ export interface ShardedOptions {
    * @default undefined (not co-located with anything)
    */
   readonly colocateWith?: () => Function;
+  /**
+   * A table-per-shard layout: the entity is `count` physical tables in every shard database,
+   * named by a pattern (`{table}` the entity's table name, `{index}` 0 … count − 1), e.g.
+   * `tables: 4` → `orders_0 … orders_3`, `tables: { count: 8, name: 't_order_{index}' }`.
+   * Within its shard a key's table is `bucket % count` (hash) or `floor(key / shards) % count`
+   * (mod); statements name the logical table and are sent to the physical ones. Entities
+   * co-located with this one must have the same number of tables.
+   * @default undefined (one table per shard database, named as the entity's)
+   */
+  readonly tables?: TableLayoutOption;
 }
 
 /**

@@ -4,10 +4,12 @@
  * LIMIT, and named as the first SELECT names its columns.
  */
 import { ShardingInternalError } from '../errors/index.js';
-import { canonicalRowKey, combineBranches, createRowComparator, type Collation, type GroupKey, type Row, type SortKey } from '../merge/index.js';
+import { canonicalRowKey, combineBranches, createRowComparator, type GroupKey, type Row, type SortKey } from '../merge/index.js';
+import type { Collation } from '../values/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { ResolvedColumn } from '../plan/compound-columns.js';
 import type { CompoundPlan } from '../plan/compound-plan.js';
+import { pageOf, paginationOf } from '../plan/pagination.js';
 
 /** Alias of the comparison key of result column i in a branch's physical statements. */
 export const KEY_PREFIX = '__shard_union_key_';
@@ -53,18 +55,11 @@ export function combineCompound(plan: CompoundPlan, p: ParameterizedSql, work: C
     }));
     combined.sort(createRowComparator(sortKeys));
   }
-  return page(combined, plan, p).map((row) => {
+  return pageOf(combined, paginationOf(plan.limit, false, p)).map((row) => {
     const out: Row = {};
     names.forEach((name, i) => (out[name] = row[`c${i}`]));
     return out;
   });
 }
 
-function page(rows: Row[], plan: CompoundPlan, p: ParameterizedSql): Row[] {
-  if (!plan.limit) return rows;
-  const count = Number(p.slots[plan.limit.countSlot]!.value);
-  const offset = plan.limit.offsetSlot === undefined ? 0 : Number(p.slots[plan.limit.offsetSlot]!.value);
-  // SQLite's `LIMIT -1` is "no limit".
-  return rows.slice(offset, count < 0 ? undefined : offset + count);
-}
 

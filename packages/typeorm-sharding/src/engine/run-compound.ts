@@ -10,7 +10,7 @@
  */
 import type { QueryResult } from 'typeorm';
 import { ShardingInternalError, UnsupportedShardingError } from '../errors/index.js';
-import { buildMerge, collectRows, type MergeSpec, type Row } from '../merge/index.js';
+import { buildMerge, collectRows, type Row } from '../merge/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import { COMPOUND_COLUMN_PREFIX } from '../plan/analyze-compound.js';
 import { resolveCompoundColumns, type ResolvedColumn } from '../plan/compound-columns.js';
@@ -23,20 +23,14 @@ import { appendSelectColumns, type AddedColumn } from '../rewrite/append-select-
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { combineCompound, KEY_PREFIX, positional, type CombineColumns } from './combine-compound.js';
+import { statementsOf, withStatements, type PhysicalRead } from './physical-plan.js';
 import { rowsResult } from './query-result.js';
-
-/** The physical work of one SELECT run as a logical statement of its own. */
-export interface BranchWork {
-  readonly statements: readonly PhysicalStatement[];
-  /** How its statements' rows are merged; defined whenever there are several. */
-  readonly merge: MergeSpec | undefined;
-}
 
 /** What the compound needs from the engine. */
 export interface CompoundHost {
   readonly dialect: SqlDialect;
   /** Plans one SELECT as a logical statement (plan cache, route, rewrite) without running it. */
-  branch(sql: string, parameters: readonly unknown[]): BranchWork;
+  branch(sql: string, parameters: readonly unknown[]): PhysicalRead;
   /**
    * A SELECT whose subqueries over sharded tables run first (`run-pulled.ts`): runs them on the
    * session and returns its text with their values; any other SELECT as it is.
@@ -47,8 +41,8 @@ export interface CompoundHost {
 }
 
 interface PreparedBranch {
-  readonly statements: readonly PhysicalStatement[];
-  readonly merge: MergeSpec | undefined;
+  /** The SELECT's physical read, each statement selecting the compared columns' keys too. */
+  readonly read: PhysicalRead;
   readonly names: readonly string[];
 }
 
@@ -69,13 +63,12 @@ export async function runCompound(plan: CompoundPlan, p: ParameterizedSql, host:
     texts.map((t, b) => ({ ...t, work: host.branch(resolved[b]!.sql, resolved[b]!.parameters) })),
   );
   if (work.kind === 'one-shard') return (await host.execute([work.statement], session))[0]!;
-  const results = await host.execute(work.branches.flatMap((b) => b.statements), session);
+  const results = await host.execute(work.branches.flatMap((b) => statementsOf(b.read)), session);
   let next = 0;
   const rows: Row[][] = [];
   for (const branch of work.branches) {
-    const own = results.slice(next, (next += branch.statements.length)).map((r) => (r.records ?? []) as Row[]);
-    const merged = own.length === 0 ? [] : branch.merge ? await collectRows(buildMerge(branch.merge, own.map(arrayStream))) : own[0]!;
-    rows.push(merged.map((row) => positional(row, branch.names, work.keyed)));
+    const own = results.slice(next, (next += statementsOf(branch.read).length)).map((r) => (r.records ?? []) as Row[]);
+    rows.push((await branchRows(branch.read, own)).map((row) => positional(row, branch.names, work.keyed)));
   }
   return rowsResult(combineCompound(plan, p, work, rows, host.dialect));
 }
@@ -88,7 +81,19 @@ export function explainCompound(plan: CompoundPlan, p: ParameterizedSql, host: C
     host,
     branchTexts(plan, p, host.dialect).map((t) => ({ ...t, work: host.branch(t.named.sql, t.named.parameters) })),
   );
-  return work.kind === 'one-shard' ? [work.statement] : work.branches.flatMap((b) => b.statements);
+  return work.kind === 'one-shard' ? [work.statement] : work.branches.flatMap((b) => statementsOf(b.read));
+}
+
+/** The rows of one SELECT from its statements' results. */
+async function branchRows(read: PhysicalRead, results: readonly Row[][]): Promise<readonly Row[]> {
+  switch (read.kind) {
+    case 'no-rows':
+      return [];
+    case 'one':
+      return results[0]!;
+    case 'merged':
+      return collectRows(buildMerge(read.merge, results.map(arrayStream)));
+  }
 }
 
 interface NamedBranch {
@@ -114,11 +119,11 @@ function branchTexts(plan: CompoundPlan, p: ParameterizedSql, dialect: SqlDialec
   });
 }
 
-function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost, branches: readonly (NamedBranch & { readonly work: BranchWork })[]): CompoundWork {
+function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost, branches: readonly (NamedBranch & { readonly work: PhysicalRead })[]): CompoundWork {
   const { dialect } = host;
   const text = splitAsPlanned(plan, p, dialect);
   // Provably exact as it is: every SELECT runs unchanged on one and the same shard.
-  const shards = new Set(branches.map(({ named, work }) => (work.statements.length === 1 && work.statements[0]!.sql === named.sql ? work.statements[0]!.shard : -1)));
+  const shards = new Set(branches.map(({ named, work }) => (work.kind === 'one' && work.statement.sql === named.sql ? work.statement.shard : -1)));
   if (shards.size === 1 && !shards.has(-1)) return { kind: 'one-shard', statement: { shard: [...shards][0]!, sql: p.sql, parameters: p.parameters } };
 
   if (dialect === 'mysql') checkIntersectNames(plan, p, text);
@@ -137,7 +142,7 @@ function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost, br
   const keyed = columns.map((column, i) => compared[i]! && column.comparison?.key !== undefined);
   const prepared = branches.map(({ branch, own, work }, b): PreparedBranch => {
     const keys = keyColumns(own, columns, keyed);
-    const grouped = work.merge !== undefined && (work.merge.aggregates !== undefined || work.merge.groupBy !== undefined);
+    const grouped = work.kind === 'merged' && (work.merge.aggregates !== undefined || work.merge.groupBy !== undefined);
     const aggregate = keyed.findIndex((k, i) => k && grouped && columns[i]!.aggregates[b]);
     if (aggregate >= 0) {
       throw new UnsupportedShardingError(
@@ -146,7 +151,7 @@ function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost, br
         { sql: p.sql, stage: 'merge' },
       );
     }
-    return { statements: work.statements.map((s) => appendSelectColumns(s, keys, dialect)), merge: work.merge, names: branch.names };
+    return { read: withStatements(work, (s) => appendSelectColumns(s, keys, dialect)), names: branch.names };
   });
   return { kind: 'branches', branches: prepared, columns, keyed, names: resultNames(plan, p, text, dialect) };
 }

@@ -1,66 +1,28 @@
-import type PQueue from 'p-queue';
 import type { QueryResult } from 'typeorm';
-import type { PhysicalQueryEvent } from '../data-source/options.js';
-import type { PhysicalQueryLog } from '../log/physical-query-log.js';
 import { ShardingInternalError, UnreadableStatementError, UnsupportedShardingError } from '../errors/index.js';
-import { shardFailure } from '../execute/shard-failure.js';
+import { executeInOrder } from '../execute/execute-in-order.js';
 import { executeStatements, type ExecutorSettings } from '../execute/executor.js';
-import { streamStatements } from '../execute/stream-statements.js';
+import { shardFailure } from '../execute/shard-failure.js';
 import type { ShardTarget } from '../execute/shard-target.js';
-import type { StatementRouting } from '../execute/routing/statement-routing.js';
-import { buildMerge, collectRows, inputOrderOf, type MergeSpec, type Row } from '../merge/index.js';
-import { ParameterizeCache, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
+import { shardsHolding } from '../execute/shards-holding.js';
+import { streamStatements } from '../execute/stream-statements.js';
+import { buildMerge, collectRows, type Row } from '../merge/index.js';
+import { ParameterizeCache, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
-import type { CompoundPlan } from '../plan/compound-plan.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
-import type { Plan, PulledSubqueriesPlan, SelectPlan, WhereExistsPlan, WritePlan } from '../plan/plan.js';
-import { rewriteUnit } from '../rewrite/rewrite-select.js';
-import { forDatabase, qualifiedTemplate, type QualifiedTemplate } from '../rewrite/qualified-template.js';
-import { coalesce } from '../rewrite/coalesce.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
-import { checkKeyAssignment, routeByKey, type RouteSettings } from '../route/index.js';
-import { schemaObjectProbe } from '../route/schema-object-probe.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { commitsImplicitly } from '../session/implicit-commit.js';
-import { insertRowsOf } from '../write/insert-rows.js';
-import { rewriteInsert } from '../write/rewrite-insert.js';
-import { routeInsert } from '../write/route-insert.js';
-import { bindMerge } from './bind-merge.js';
-import { copiesResult, type CopiesStatement } from './copies-result.js';
+import { copiesResult } from './copies-result.js';
 import { asLogicalError, withLogicalErrors } from './logical-error.js';
+import { readingExactIntegers, statementsOf, withStatementsOf, type PhysicalPlan, type PhysicalRead, type PhysicalWrites } from './physical-plan.js';
+import { PhysicalPlanner, type EngineSettings } from './physical-planner.js';
 import { rowsResult, writesResult } from './query-result.js';
-import { explainPulled, runPulled, withSubqueryValues, type PulledRun } from './run-pulled.js';
 import { explainCompound, runCompound, type CompoundHost } from './run-compound.js';
+import { explainPulled, runPulled, withSubqueryValues, type PulledRun } from './run-pulled.js';
 
-/** Resolved settings of the engine. */
-export interface EngineSettings extends RouteSettings {
-  /**
-   * MySQL: the statements of a scattered read that go to shards of one server are sent as one
-   * UNION ALL of at most `maxBranches` statements (see `rewrite/coalesce.ts`); undefined: one
-   * statement per shard.
-   */
-  readonly coalesce?: { readonly maxBranches: number } | undefined;
-  /** Scattered pages whose offset+count exceed this many rows are streamed from the shards (MySQL). */
-  readonly streamThreshold?: number;
-  /** Most distinct values an `IN (SELECT …)` run first may put into its statement. @default 10000 */
-  readonly maxSubqueryValues?: number;
-  readonly concurrency: number;
-  readonly planCacheSize: number;
-  readonly globalQueue: PQueue | undefined;
-  readonly onPhysicalQuery: ((event: PhysicalQueryEvent) => void) | undefined;
-  /** Logs physical statements through the data source's logger; undefined when they are not logged. */
-  readonly logPhysical?: PhysicalQueryLog | undefined;
-  /** With the query router: gives each physical statement what the router decides its node on. */
-  readonly routing?: StatementRouting | undefined;
-}
-
-/**
- * Sort key types whose order MySQL applies to a UNION's result column exactly as the merge
- * compares them: numbers, dates, bytes, MariaDB UUIDs. Text weights are compared pad-aware by
- * the merge but byte-wise by the server (see `merge/mysql-weight.ts`).
- */
-const UNION_SORTABLE: ReadonlySet<string> = new Set(['numeric', 'date', 'binary', 'mariadb-uuid', 'mariadb-uuid-swap-all']);
+export type { EngineSettings } from './physical-planner.js';
 
 /** What `explain()` returns for one physical statement. */
 export interface ExplainedStatement {
@@ -73,31 +35,16 @@ export interface ExplainedStatement {
   readonly shards?: readonly string[];
 }
 
-/** The physical work of one logical statement. */
-type Work =
-  | { readonly kind: 'session'; readonly plan: Extract<Plan, { kind: 'session' }> }
-  /** A read: `merge` is defined exactly when the rows come from several shards (several statements, or one coalesced). */
-  | { readonly kind: 'rows'; readonly statements: readonly PhysicalStatement[]; readonly merge: MergeSpec | undefined; readonly plan?: SelectPlan }
-  | {
-      readonly kind: 'writes';
-      readonly statements: readonly PhysicalStatement[];
-      readonly sequential: boolean;
-      readonly copies?: CopiesStatement;
-      /** INSERT: the VALUES rows each statement carries, so that returned rows come back in their order. */
-      readonly rowsOf?: readonly (readonly number[])[];
-    }
-  | { readonly kind: 'where-exists'; readonly plan: WhereExistsPlan; readonly statement: PhysicalStatement }
-  | { readonly kind: 'pulled'; readonly plan: PulledSubqueriesPlan; readonly p: ParameterizedSql }
-  | { readonly kind: 'compound'; readonly plan: CompoundPlan; readonly p: ParameterizedSql };
-
 /**
- * The pipeline of DESIGN.md §2 wired together: parameterize → plan cache → route → rewrite →
- * execute → merge. One engine per ShardedDataSource; stateless per query apart from the
- * plan cache, so it is shared by every QueryRunner.
+ * The pipeline of DESIGN.md §2 wired together: parameterize → plan cache → physical plan
+ * (route, rewrite, merge binding, coalescing: `physical-planner.ts`) → execute → merge. One
+ * engine per ShardedDataSource; stateless per query apart from its caches, so it is shared by
+ * every QueryRunner.
  */
 export class ShardingEngine {
   private readonly plans: PlanCache;
   private readonly texts: ParameterizeCache;
+  private readonly planner: PhysicalPlanner;
   private readonly executor: ExecutorSettings;
   /** UNION / EXCEPT / INTERSECT: each SELECT is planned as a logical statement of its own (see run-compound.ts). */
   private readonly compound: CompoundHost;
@@ -112,6 +59,7 @@ export class ShardingEngine {
   ) {
     this.plans = new PlanCache(settings.planCacheSize);
     this.texts = new ParameterizeCache(dialect);
+    this.planner = new PhysicalPlanner(rules, targets, dialect, settings);
     this.executor = { concurrency: settings.concurrency, globalQueue: settings.globalQueue, onPhysicalQuery: settings.onPhysicalQuery, logPhysical: settings.logPhysical };
     this.compound = {
       dialect,
@@ -122,7 +70,7 @@ export class ShardingEngine {
         if (work.kind === 'pulled') {
           throw new UnsupportedShardingError('explain() of a compound SELECT one of whose SELECTs holds a subquery over sharded tables: that SELECT is planned with the subquery\'s values, known only when it runs.', { sql });
         }
-        if (work.kind !== 'rows') throw new ShardingInternalError(`a SELECT of a compound was planned as ${work.kind}`, { sql });
+        if (work.kind !== 'no-rows' && work.kind !== 'one' && work.kind !== 'merged') throw new ShardingInternalError(`a SELECT of a compound was planned as ${work.kind}`, { sql });
         return work;
       },
       withSubqueryValues: async (sql, parameters, session) => {
@@ -158,37 +106,57 @@ export class ShardingEngine {
 
   /** `exact`: SQLite values read as stored (INTEGER as bigint), for a subquery whose values are written back. */
   private async run(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession, exact = false): Promise<QueryResult> {
-    let work = await this.checkedPlan(sql, parameters ?? []);
-    if (work.kind === 'pulled') return runPulled(work.plan, work.p, this.pulledRun(session), exact);
-    if (exact && this.dialect === 'sqlite' && work.kind === 'rows') {
-      work = { ...work, statements: work.statements.map((st) => ({ ...st, exactIntegers: true })), merge: work.merge && { ...work.merge, integersAsNumbers: false } };
-    }
-    if (work.kind === 'session') {
-      await session.control({ sql, parameters: parameters ?? [] }, work.plan.control);
-      return rowsResult([]);
+    const work = await this.checkedPlan(sql, parameters ?? []);
+    switch (work.kind) {
+      case 'pulled':
+        return runPulled(work.plan, work.p, this.pulledRun(session), exact);
+      case 'session':
+        await session.control({ sql, parameters: parameters ?? [] }, work.control);
+        return rowsResult([]);
     }
     // As on one MySQL server, DDL commits the open transaction first (an XA branch would refuse it).
     if (this.dialect === 'mysql' && session.inTransaction && commitsImplicitly(this.texts.parameterize(sql, parameters ?? []).verb, sql)) await session.commitImplicitly();
-    if (work.kind === 'compound') return runCompound(work.plan, work.p, this.compound, session);
-    if (work.kind === 'where-exists') {
-      return writesResult(await this.runSequentially(await this.shardsHolding(work, session), session), this.dialect);
+    switch (work.kind) {
+      case 'compound':
+        return runCompound(work.plan, work.p, this.compound, session);
+      case 'where-exists': {
+        const holding = (name: string, statement: PhysicalStatement) => shardsHolding(work.plan.object, name, statement, this.dialect, this.targets, session, this.executor);
+        const statements = await holding(work.plan.name, work.statement);
+        // A laid-out table's objects are named per physical table (`IDX_a_2`).
+        if (statements.length === 0) for (const other of work.perTable ?? []) statements.push(...(await holding(other.name, other.statement)));
+        return writesResult(await executeInOrder(statements.length > 0 ? statements : [work.statement], this.targets, session, this.executor), this.dialect);
+      }
+      case 'writes':
+        return this.write(work, session);
+      case 'no-rows':
+      case 'one':
+      case 'merged':
+        return this.read(exact && this.dialect === 'sqlite' ? readingExactIntegers(work) : work, session);
     }
-    if (work.statements.length === 0) return work.kind === 'rows' ? rowsResult([]) : writesResult([], this.dialect);
-    if (work.kind === 'writes') {
-      const writes = work;
-      const run = () => (writes.sequential ? this.runSequentially(writes.statements, session) : executeStatements(writes.statements, this.targets, session, this.executor));
-      const results = this.isMultiShardWrite(writes) ? await session.atomically(run) : await run();
-      return work.copies ? copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies) : writesResult(results, this.dialect, work.rowsOf);
+  }
+
+  private async read(read: PhysicalRead, session: ShardSession): Promise<QueryResult> {
+    switch (read.kind) {
+      case 'no-rows':
+        return rowsResult([]);
+      case 'one':
+        return (await executeStatements([read.statement], this.targets, session, this.executor))[0]!;
+      case 'merged': {
+        if (read.deep && this.canStream(read.statements, session)) {
+          return rowsResult(await collectRows(buildMerge(read.merge, streamStatements(read.statements, this.targets, session, this.executor))));
+        }
+        const results = await executeStatements(read.statements, this.targets, session, this.executor);
+        return rowsResult(await collectRows(buildMerge(read.merge, results.map((r) => arrayStream((r.records ?? []) as Row[])))));
+      }
     }
-    const { merge } = work;
-    if (merge && this.shouldStream(merge) && this.canStream(work.statements, session)) {
-      const inputs = streamStatements(work.statements, this.targets, session, this.executor);
-      return rowsResult(await collectRows(buildMerge(merge, inputs)));
-    }
-    const results = await executeStatements(work.statements, this.targets, session, this.executor);
-    if (!merge) return results[0]!;
-    const inputs = results.map((r) => arrayStream((r.records ?? []) as Row[]));
-    return rowsResult(await collectRows(buildMerge(merge, inputs)));
+  }
+
+  private async write(work: PhysicalWrites, session: ShardSession): Promise<QueryResult> {
+    if (work.statements.length === 0) return writesResult([], this.dialect);
+    const run = () => (work.sequential ? executeInOrder(work.statements, this.targets, session, this.executor) : executeStatements(work.statements, this.targets, session, this.executor));
+    const results = work.atomic ? await session.atomically(run) : await run();
+    if (!work.copies) return writesResult(results, this.dialect, work.rowsOf);
+    return copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies);
   }
 
   /**
@@ -198,7 +166,7 @@ export class ShardingEngine {
    */
   async stream(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<AsyncIterable<Row>> {
     const work = this.plan(sql, parameters ?? []);
-    if (work.kind === 'rows' && work.merge && this.dialect === 'mysql' && this.canStream(work.statements, session)) {
+    if (work.kind === 'merged' && this.dialect === 'mysql' && this.canStream(work.statements, session)) {
       return withLogicalErrors(buildMerge(work.merge, streamStatements(work.statements, this.targets, session, this.executor)), sql, parameters, this.dialect);
     }
     const result = await this.query(sql, parameters, session);
@@ -218,26 +186,17 @@ export class ShardingEngine {
   }
 
   /**
-   * Deep pages are streamed (MySQL): each shard is sent LIMIT offset+count and only a few
-   * rows per shard are held while the merge skips the offset.
-   */
-  private shouldStream(merge: MergeSpec): boolean {
-    if (this.dialect !== 'mysql' || !merge.limit) return false;
-    return merge.limit.offset + (merge.limit.count ?? Infinity) > (this.settings.streamThreshold ?? 1000);
-  }
-
-  /**
    * The plan of a statement; one the planner cannot read is first shown to the default shard,
    * so that a statement the database itself rejects (a typo) fails with the database's error,
    * as on one database, and only a valid one with `UnreadableStatementError`.
    */
-  private async checkedPlan(sql: string, parameters: readonly unknown[]): Promise<Work> {
+  private async checkedPlan(sql: string, parameters: readonly unknown[]): Promise<PhysicalPlan> {
     try {
       const work = this.plan(sql, parameters);
       // Once per shape: the database's verdict on a text the shards do not see as written.
-      if (work.kind === 'rows' && work.plan?.checkOriginal && work.merge && !this.checked.has(work.plan)) {
+      if (work.kind === 'merged' && work.checkOriginal && !this.checked.has(work.checkOriginal)) {
         await this.check(sql, parameters);
-        this.checked.add(work.plan);
+        this.checked.add(work.checkOriginal);
       }
       return work;
     } catch (error) {
@@ -247,11 +206,14 @@ export class ShardingEngine {
     }
   }
 
-  /** Shows `sql` to the default shard without running it; its rejection is the database's own error. */
+  /**
+   * Shows `sql` to the default shard without running it (under a table-per-shard layout, as its
+   * table 0 would run it); its rejection is the database's own error.
+   */
   private async check(sql: string, parameters: readonly unknown[]): Promise<void> {
     const target = this.targets[0]!;
     try {
-      await target.check(sql);
+      await target.check(this.planner.checkedText(this.texts.parameterize(sql, parameters)));
     } catch (rejected) {
       throw shardFailure(rejected, { shard: target.name, physicalQuery: sql, physicalParameters: parameters });
     }
@@ -260,173 +222,39 @@ export class ShardingEngine {
   /** The physical statements a logical statement would run, without running them. */
   explain(sql: string, parameters: readonly unknown[] = []): ExplainedStatement[] {
     const planned = this.plan(sql, parameters);
-    if (planned.kind === 'session') return [];
-    // Which shards hold the object is known only at run time: every shard is a candidate.
-    if (planned.kind === 'where-exists') return this.targets.map((t) => ({ shard: t.name, sql, parameters }));
-    if (planned.kind === 'pulled') return explainPulled(planned.plan, planned.p, this.dialect, (s, ps) => this.explain(s, ps), this.targets.map((t) => t.name));
-    if (planned.kind === 'compound') return explainCompound(planned.plan, planned.p, this.compound).map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters }));
-    return planned.statements.map((s) => ({ shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters, ...(s.branches ? { shards: s.branches.map((b) => this.targets[b.shard]!.name) } : {}) }));
+    const named = (s: PhysicalStatement): ExplainedStatement => ({
+      shard: this.targets[s.shard]!.name,
+      sql: s.sql,
+      parameters: s.parameters,
+      ...(s.branches ? { shards: [...new Set(s.branches.map((b) => this.targets[b.shard]!.name))] } : {}),
+    });
+    switch (planned.kind) {
+      case 'session':
+        return [];
+      // Which shards hold the object is known only at run time: every shard is a candidate.
+      case 'where-exists':
+        return this.targets.map((t) => ({ shard: t.name, sql, parameters }));
+      case 'pulled':
+        return explainPulled(planned.plan, planned.p, this.dialect, (s, ps) => this.explain(s, ps), this.targets.map((t) => t.name));
+      case 'compound':
+        return explainCompound(planned.plan, planned.p, this.compound).map(named);
+      case 'writes':
+        return planned.statements.map(named);
+      case 'no-rows':
+      case 'one':
+      case 'merged':
+        return statementsOf(planned).map(named);
+    }
   }
 
-  /** @param perServer qualify statements with their databases and send a scattered read's statements per server (`rewrite/coalesce.ts`) */
-  private plan(sql: string, parameters: readonly unknown[], perServer = true): Work {
+  /** @param perServer qualify statements and coalesce a scattered read per server (see `PhysicalPlanner`) */
+  private plan(sql: string, parameters: readonly unknown[], perServer = true): PhysicalPlan {
     const p = this.texts.parameterize(sql, parameters);
     const plan = this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect));
-    const work = this.workOf(p, plan, perServer);
+    const physical = this.planner.physicalPlanOf(p, plan, perServer);
+    // With the query router: each statement carries what the router decides its node on.
     const routing = this.settings.routing;
-    if (routing === undefined) return work;
-    if (work.kind === 'rows' || work.kind === 'writes') return { ...work, statements: routing.attach(work.statements, p, plan) };
-    if (work.kind === 'where-exists') return { ...work, statement: routing.attach([work.statement], p, plan)[0]! };
-    return work;
-  }
-
-  private workOf(p: ParameterizedSql, plan: Plan, perServer: boolean): Work {
-    const sql = p.sql;
-    const parameters = p.parameters;
-    const same = (shard: number): PhysicalStatement => ({ shard, sql, parameters });
-    switch (plan.kind) {
-      case 'session':
-        return { kind: 'session', plan };
-      case 'default-shard':
-        return { kind: 'rows', statements: [same(0)], merge: undefined };
-      case 'all-shards':
-        return { kind: 'writes', statements: this.targets.map((t) => same(t.index)), sequential: true, copies: plan.result === 'sum' ? undefined : { verb: p.verb, sql, check: plan.result === 'copies' } };
-      case 'where-exists':
-        return { kind: 'where-exists', plan, statement: same(0) };
-      case 'pulled':
-        return { kind: 'pulled', plan, p };
-      case 'compound':
-        return { kind: 'compound', plan, p };
-      case 'insert': {
-        const rule = this.rules.ruleOf(plan.table)!;
-        const template = this.templateOf(p, { kind: 'write' });
-        const q = template?.p ?? p;
-        const rows = insertRowsOf(q, this.dialect);
-        const units = routeInsert(q, rows, plan.keyColumnIndex!, rule.shardKey!, plan.table);
-        return { kind: 'writes', statements: this.forShards(units.map((u) => rewriteInsert(q, rows, u)), template), sequential: false, rowsOf: units.map((u) => u.rows) };
-      }
-      case 'write': {
-        const template = this.templateOf(p, { kind: 'write' });
-        return { kind: 'writes', statements: this.forShards(this.routeAndRewrite(template?.p ?? p, plan), template), sequential: false };
-      }
-      case 'select': {
-        const template = perServer && plan.tableReferences !== undefined ? this.templateOf(p, { kind: 'select', references: plan.tableReferences }) : undefined;
-        const statements = this.forShards(this.routeAndRewrite(template?.p ?? p, plan), template);
-        const merge = statements.length > 1 ? bindMerge(plan, p, this.dialect) : undefined;
-        if (!merge || !perServer) return { kind: 'rows', statements, merge, plan };
-        return { kind: 'rows', ...this.coalesced(statements, merge, plan), plan };
-      }
-    }
-  }
-
-  private routeAndRewrite(p: ParameterizedSql, plan: SelectPlan | WritePlan): PhysicalStatement[] {
-    const rule = this.rules.ruleOf(plan.table)!;
-    if (plan.kind === 'write') checkKeyAssignment(plan, p, rule.shardKey!);
-    const route = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings);
-    if (route.kind === 'nowhere') {
-      // Nothing can match, but `SELECT COUNT(*) …` still answers one row (0, NULLs): any shard gives it.
-      return plan.kind === 'select' && plan.globalAggregate ? [{ shard: 0, sql: p.sql, parameters: p.parameters }] : [];
-    }
-    const scatter = route.units.length > 1;
-    if (scatter && plan.kind === 'write' && plan.limited) {
-      throw new UnsupportedShardingError(
-        `${p.verb} with ORDER BY / LIMIT reaches ${new Set(route.units.map((u) => u.shard)).size} shards; its row limit cannot be applied across shards. Add a shard-key condition, or select the keys first.`,
-        { sql: p.sql, stage: 'route' },
-      );
-    }
-    if (scatter && plan.kind === 'select' && !plan.merge) {
-      throw new UnsupportedShardingError(
-        `This query needs a cross-shard merge that is not supported yet (${plan.unmergeable ?? 'unknown'}); it reaches ${new Set(route.units.map((u) => u.shard)).size} shards. Add a shard-key condition so it reaches one shard.`,
-        { sql: p.sql, stage: 'merge' },
-      );
-    }
-    const ctx = {
-      p,
-      dialect: this.dialect,
-      scatter,
-      limit: plan.kind === 'select' ? plan.limit : undefined,
-      dropLimit: plan.kind === 'select' && !plan.pushLimit,
-      cutHaving: plan.kind === 'select' && plan.cutHaving,
-      shardHaving: plan.kind === 'select' ? plan.shardHaving : undefined,
-      derivedColumns: plan.kind === 'select' ? plan.derivedColumns : [],
-      extraGroupBy: plan.kind === 'select' ? plan.extraGroupBy : [],
-      itemAliases: plan.kind === 'select' ? plan.itemAliases : [],
-    };
-    const statements = route.units.map((unit) => rewriteUnit(unit, ctx));
-    return scatter && plan.kind === 'select' && plan.exactIntegers ? statements.map((s) => ({ ...s, exactIntegers: true })) : statements;
-  }
-
-  /**
-   * MySQL: the statement with a placeholder database before each of its tables, when they can
-   * all be found (see `rewrite/qualified-template.ts`); undefined on SQLite.
-   */
-  private templateOf(p: ParameterizedSql, shape: Parameters<typeof qualifiedTemplate>[1]): QualifiedTemplate | undefined {
-    if (this.dialect !== 'mysql' || this.targets[0]?.database === undefined) return undefined;
-    return qualifiedTemplate(p, shape, this.isTable);
-  }
-
-  private readonly isTable = (name: string): boolean => this.rules.ruleOf(name) !== undefined;
-
-  /** Statements written from a template, for their shards' databases (qualified); others as they are. */
-  private forShards(statements: PhysicalStatement[], template: QualifiedTemplate | undefined): PhysicalStatement[] {
-    if (!template) return statements;
-    return statements.map((s) => ({ ...s, sql: forDatabase(s.sql, this.targets[s.shard]!.database!), qualified: true }));
-  }
-
-  /**
-   * One round trip per server for a scattered read (see `rewrite/coalesce.ts`). When the merge
-   * expects sorted inputs but a sort key is one the server cannot sort a UNION by as the merge
-   * compares it (text weights of a PAD SPACE collation), the server's rows come unsorted and
-   * the merge sorts them in memory.
-   */
-  private coalesced(statements: PhysicalStatement[], merge: MergeSpec, plan: SelectPlan): { statements: PhysicalStatement[]; merge: MergeSpec } {
-    const settings = this.settings.coalesce;
-    // A deep page streams each shard's rows into the merge, which stops reading at the page's
-    // end; one UNION ALL would make the server sort every shard's offset + count rows first.
-    if (!settings || statements.length < 2 || !plan.unionSafe || this.shouldStream(merge)) return { statements, merge };
-    const order = inputOrderOf(merge);
-    const sortable = order === undefined || order.every((k) => UNION_SORTABLE.has(k.type ?? 'auto'));
-    const limit = merge.limit;
-    const rowLimit = plan.pushLimit && limit?.count !== undefined && (order === undefined ? merge.kind === 'concat' : sortable) ? BigInt(limit.offset) + BigInt(limit.count) : undefined;
-    const out = coalesce(statements, {
-      serverOf: (shard) => this.targets[shard]!.server,
-      maxBranches: settings.maxBranches,
-      order: sortable ? order?.map((k) => ({ column: k.column, direction: k.direction })) : undefined,
-      rowLimit,
-    });
-    const coalescedAny = out.some((s) => s.branches !== undefined);
-    return { statements: out, merge: coalescedAny && !sortable && merge.kind === 'ordered' ? { ...merge, unsortedInputs: true } : merge };
-  }
-
-  /**
-   * The statement of a `where-exists` plan for each shard that holds its object (asked with one
-   * probe per shard), or for the default shard when none does, so that the database answers
-   * as it would alone: its own "no such index" error, or nothing for `IF EXISTS`.
-   */
-  private async shardsHolding(work: Extract<Work, { kind: 'where-exists' }>, session: ShardSession): Promise<PhysicalStatement[]> {
-    const probe = schemaObjectProbe(this.dialect, work.plan.object, work.plan.name);
-    const probes = this.targets.map((t) => ({ shard: t.index, sql: probe.sql, parameters: probe.parameters }));
-    const found = await executeStatements(probes, this.targets, session, this.executor);
-    const holding = this.targets.filter((t, i) => (found[i]!.records?.length ?? 0) > 0).map((t) => t.index);
-    return (holding.length > 0 ? holding : [0]).map((shard) => ({ ...work.statement, shard }));
-  }
-
-  /**
-   * A write that reaches several shards: it runs atomically (see `ShardSession.atomically`), as
-   * one statement does on one database — the rows of a sharded table on every shard it reaches,
-   * the copies of a broadcast table on every shard (which must never diverge). DDL, PRAGMA and a
-   * SQLite table rebuild's row copy are left as they are.
-   */
-  private isMultiShardWrite(work: Extract<Work, { kind: 'writes' }>): boolean {
-    if (work.copies ? !work.copies.check : work.sequential) return false;
-    const first = work.statements[0]?.shard;
-    return work.statements.some((s) => s.shard !== first);
-  }
-
-  private async runSequentially(statements: readonly PhysicalStatement[], session: ShardSession): Promise<QueryResult[]> {
-    const results: QueryResult[] = [];
-    for (const s of statements) results.push(...(await executeStatements([s], this.targets, session, this.executor)));
-    return results;
+    return routing === undefined ? physical : withStatementsOf(physical, (statements) => routing.attach(statements, p, plan));
   }
 }
 

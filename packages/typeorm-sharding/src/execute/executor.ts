@@ -75,7 +75,8 @@ export function placeOf(statement: PhysicalStatement, targets: readonly ShardTar
   const target = targets[statement.shard]!;
   if (!statement.branches) return { shard: target.name, server: target.server, shards: [target.name] };
   const branches = statement.branches.map((b) => ({ shard: targets[b.shard]!.name, sql: b.sql, parameters: b.parameters }));
-  return { shard: target.name, server: target.server, shards: branches.map((b) => b.shard), branches };
+  // A table-per-shard layout sends several branches to one shard: each shard is named once.
+  return { shard: target.name, server: target.server, shards: [...new Set(branches.map((b) => b.shard))], branches };
 }
 
 function runGuarded(statement: PhysicalStatement, targets: readonly ShardTarget[], session: ShardSession, settings: ExecutorSettings): Promise<QueryResult> {

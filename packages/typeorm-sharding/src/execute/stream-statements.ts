@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { QueryRunner } from 'typeorm';
-import type { Row } from '../merge/index.js';
+import type { Row } from '../values/row.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { placeOf, reportPhysical, throwFailingBranch, type ExecutorSettings } from './executor.js';

@@ -1,7 +1,7 @@
 import { derivedColumnsOf, type AggregateFunction, type AggregateSpec, type AggregateSpecOf } from './aggregate-spec.js';
 import { canonicalValueKey } from './canonical-key.js';
-import { createValueComparator, isSqlNull } from './compare-values.js';
-import { divideDecimal, formatDecimal, parseScaledDecimal } from './decimal.js';
+import { createValueComparator, isSqlNull } from '../values/compare-values.js';
+import { divideDecimal, formatDecimal, parseScaledDecimal } from '../values/decimal.js';
 import { ExactSum } from './exact-sum.js';
 import { invalidMergeSpec, MergeValueError, showValue } from './merge-error.js';
 import type { Row } from './row.js';

@@ -1,5 +1,5 @@
-import type { Collation } from './collation.js';
-import type { SortKeyType } from './compare-values.js';
+import type { Collation } from '../values/collation.js';
+import type { SortKeyType } from '../values/compare-values.js';
 
 /** Aggregate functions whose per-shard partial results the merge can combine. */
 export type AggregateFunction =

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createScalarAggregate, type AggregateSpec } from './aggregate.js';
 import { collectRows } from './collect-rows.js';
-import { compareValues } from './compare-values.js';
-import { divideDecimal, formatDecimal } from './decimal.js';
+import { compareValues } from '../values/compare-values.js';
+import { divideDecimal, formatDecimal } from '../values/decimal.js';
 import type { Row } from './row.js';
 import { fakeInput, show } from './testing/fake-input.js';
 

@@ -1,7 +1,7 @@
 import { createScalarAggregate } from './aggregate.js';
 import type { GroupKey } from './canonical-key.js';
 import { createCompute } from './compute.js';
-import type { Collation } from './collation.js';
+import type { Collation } from '../values/collation.js';
 import { createConcat } from './concat.js';
 import { createDistinct } from './distinct.js';
 import { explainTree } from './explain.js';

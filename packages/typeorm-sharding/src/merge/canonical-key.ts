@@ -1,6 +1,6 @@
-import { collationKey, type Collation } from './collation.js';
-import { isSqlNull } from './compare-values.js';
-import { parseDecimal } from './decimal.js';
+import { collationKey, type Collation } from '../values/collation.js';
+import { isSqlNull } from '../values/compare-values.js';
+import { parseDecimal } from '../values/decimal.js';
 import type { Row } from './row.js';
 
 /**

@@ -1,5 +1,5 @@
-import { isSqlNull } from './compare-values.js';
-import { addDecimals, exactDouble, formatDecimal, toScaledDecimal, type ScaledDecimal } from './decimal.js';
+import { isSqlNull } from '../values/compare-values.js';
+import { addDecimals, exactDouble, formatDecimal, toScaledDecimal, type ScaledDecimal } from '../values/decimal.js';
 import { MergeValueError, showValue } from './merge-error.js';
 
 /**

@@ -6,8 +6,8 @@
 import type { Accumulator, AccumulatorFactories } from './accumulators.js';
 import { read } from './accumulators.js';
 import { canonicalValueKey } from './canonical-key.js';
-import { createValueComparator, isSqlNull } from './compare-values.js';
-import { divideDecimal, formatDecimal, type ScaledDecimal } from './decimal.js';
+import { createValueComparator, isSqlNull } from '../values/compare-values.js';
+import { divideDecimal, formatDecimal, type ScaledDecimal } from '../values/decimal.js';
 import { UnsupportedShardingError } from '../errors/index.js';
 import { MergeValueError, showValue } from './merge-error.js';
 import { exactOf, representLike, scaleOfText } from './represent-like.js';

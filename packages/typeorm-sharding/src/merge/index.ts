@@ -1,20 +1,5 @@
 export type { Row, Describable, MergeOperator } from './row.js';
-export { MergeValueError } from './merge-error.js';
-export { collationKey, compareCodePoints, compareStrings, foldCaseInsensitive, type Collation } from './collation.js';
-export { compareMysqlWeights } from './mysql-weight.js';
-export { compareMariadbUuids, type MariadbUuidOrder } from './mariadb-uuid.js';
-export { compareValues, createValueComparator, isSqlNull, type SortKeyType, type ValueComparator } from './compare-values.js';
-export {
-  addDecimals,
-  compareDecimals,
-  divideDecimal,
-  formatDecimal,
-  parseDecimal,
-  parseScaledDecimal,
-  toScaledDecimal,
-  type DecimalParts,
-  type ScaledDecimal,
-} from './decimal.js';
+export { MergeValueError } from '../values/value-error.js';
 export { createRowComparator, describeSortKeys, type RowComparator, type SortKey } from './row-comparator.js';
 export { canonicalFullRowKey, canonicalRowKey, canonicalValueKey, type GroupKey } from './canonical-key.js';
 export { createMergeSort, type MergeSortOperator } from './merge-sort.js';

@@ -1,5 +1,5 @@
 import { canonicalValueKey } from './canonical-key.js';
-import { parseDecimal } from './decimal.js';
+import { parseDecimal } from '../values/decimal.js';
 import type { MergeOperator, Row } from './row.js';
 
 /** Rows put in the order a WHERE listed their key values (see `plan/mention-order.ts`). */

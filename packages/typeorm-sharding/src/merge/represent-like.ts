@@ -1,4 +1,4 @@
-import { formatDecimal, parseScaledDecimal, type ScaledDecimal } from './decimal.js';
+import { formatDecimal, parseScaledDecimal, type ScaledDecimal } from '../values/decimal.js';
 
 /** Fraction digits of a decimal text (`'6.0000'` → 4), or undefined when it is not one. */
 export function scaleOfText(text: string): number | undefined {

@@ -1,5 +1,5 @@
-import type { Collation } from './collation.js';
-import { createValueComparator, isSqlNull, type SortKeyType } from './compare-values.js';
+import type { Collation } from '../values/collation.js';
+import { createValueComparator, isSqlNull, type SortKeyType } from '../values/compare-values.js';
 import { invalidMergeSpec } from './merge-error.js';
 import type { Row } from './row.js';
 

@@ -1,9 +1,6 @@
-/**
- * One result row as TypeORM's drivers return it: a plain object keyed by the result
- * column alias. Values keep the driver's representation (mysql2 returns DECIMAL and
- * BIGINT as strings, DATETIME as `Date`; SQLite returns numbers, strings and null).
- */
-export type Row = Record<string, unknown>;
+import type { Row } from '../values/row.js';
+
+export type { Row };
 
 /** Anything that can name itself in one line for EXPLAIN output and golden tests. */
 export interface Describable {

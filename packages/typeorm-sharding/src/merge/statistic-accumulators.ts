@@ -1,8 +1,8 @@
 /** BIT_AND / BIT_OR / BIT_XOR and the variance family, combined from per-shard partials. */
 import type { AccumulatorFactories } from './accumulators.js';
 import { read } from './accumulators.js';
-import { isSqlNull } from './compare-values.js';
-import { divideDecimal, formatDecimal, type ScaledDecimal } from './decimal.js';
+import { isSqlNull } from '../values/compare-values.js';
+import { divideDecimal, formatDecimal, type ScaledDecimal } from '../values/decimal.js';
 import { MergeValueError, showValue } from './merge-error.js';
 import { exactOf } from './represent-like.js';
 

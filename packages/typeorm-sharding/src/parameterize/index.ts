@@ -4,3 +4,4 @@ export { ParameterCountError } from './parameterize-error.js';
 export { spliceSql, type SqlEdit } from './splice.js';
 export { TokenBuffer, TokenKind, lex, type TokenKindValue } from './lexer.js';
 export { ParameterizeCache } from './text-cache.js';
+export { MemoKey, TextMemo, memoOf, lexedOf, parameterStarts, firstParameterFrom, type LexedText } from './text-memo.js';

@@ -3,6 +3,7 @@ import { TokenBuffer, TokenKind, lex } from './lexer.js';
 import { DEFINITION_VERBS } from './keywords.js';
 import { walkShape } from './shape.js';
 import { ParameterCountError } from './parameterize-error.js';
+import { TextMemo } from './text-memo.js';
 
 // One buffer for every call: parameterize is synchronous and never re-entered.
 const tokens = new TokenBuffer();
@@ -20,6 +21,8 @@ function firstVerb(sql: string, t: TokenBuffer): string {
 /** A parameterized statement; `parserSql` is only written when first read (on a plan-cache miss). */
 class ParameterizedStatement implements ParameterizedSql {
   private parserText: string | undefined;
+  /** Shared by the text cache's bindings of this statement (they are copies made with Object.create). */
+  readonly memo = new TextMemo();
 
   constructor(
     readonly sql: string,

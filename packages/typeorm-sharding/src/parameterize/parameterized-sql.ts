@@ -1,3 +1,5 @@
+import type { TextMemo } from './text-memo.js';
+
 /**
  * Output of the parameterize stage: one SQL text as TypeORM emitted it, cut into the
  * parts the later stages need. Everything here is positions into `sql` plus values;
@@ -67,4 +69,9 @@ export interface ParameterizedSql {
   readonly inLists: readonly InListSlot[];
   /** First keyword, upper-case (`SELECT`, `INSERT`, `START`, `BEGIN`, `SAVEPOINT`, …); '' when none. */
   readonly verb: string;
+  /**
+   * Facts later stages work out once per text (see `text-memo.ts`), shared by every binding
+   * of the text; absent on statements built by hand (`memoOf` keeps theirs apart).
+   */
+  readonly memo?: TextMemo;
 }

@@ -1,8 +1,8 @@
 import { UnsupportedShardingError } from '../errors/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import { conflictProblem, type ShardingRules } from '../rules/index.js';
-import { conflictClausesOf } from '../write/conflict-clause.js';
-import { insertHeadOf } from '../write/insert-rows.js';
+import { conflictClausesOf } from './conflict-clause.js';
+import { insertHeadOf } from './insert-head.js';
 import type { Plan } from './plan.js';
 import { insertSelectPlan } from './table-rebuild.js';
 

@@ -25,6 +25,15 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
     throw new UnsupportedShardingError(`The query reads sharded table "${sharded[0]!.name}" together with ${where}`, { sql });
   }
   const primary = sharded[0]!;
+  const tables = (r: (typeof sharded)[number]) => r.rule!.shardKey!.layout?.count ?? 1;
+  const otherLayout = sharded.find((r) => tables(r) !== tables(primary));
+  if (otherLayout) {
+    throw new UnsupportedShardingError(
+      `The query reads "${primary.name}" (${tables(primary)} table${tables(primary) > 1 ? 's' : ''} per shard) together with "${otherLayout.name}" (${tables(otherLayout)} table${tables(otherLayout) > 1 ? 's' : ''} per shard): ` +
+        'rows of tables with different table layouts do not pair up table by table. Give co-located tables the same @Sharded({ tables }), or query them separately.',
+      { sql },
+    );
+  }
   const safe = safeSelectsOf(ast);
   const hidden = sharded.find((r) => !safe.has(r.home));
   if (hidden) {

@@ -1,7 +1,6 @@
 import { UnreadableStatementError, UnsupportedShardingError } from '../errors/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
-import type { TransactionControl } from '../session/transaction-control.js';
 import { parseStatement, type ParserSyntaxError } from './from-parser.js';
 import { analyzeCompound } from './analyze-compound.js';
 import { analyzeDdl, analyzePragma } from './analyze-ddl.js';
@@ -10,6 +9,7 @@ import { analyzeSelect } from './analyze-select.js';
 import { analyzeWrite } from './analyze-write.js';
 import type { Plan } from './plan.js';
 import { pulledInsertPlan, pulledSubqueryPlan } from './pulled-subquery.js';
+import { transactionControlOf } from './transaction-control.js';
 import { mentionsDistributedTable, quotedIdentifiersOf } from './table-refs.js';
 
 const DDL_VERBS = new Set(['CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'COMMENT', 'OPTIMIZE', 'ANALYZE']);
@@ -54,26 +54,4 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
     `Statements starting with ${verb || 'this text'} are not routed by typeorm-sharding on sharded or broadcast tables, although the database accepts it; run it on each shard with getShardDataSource(name).query().`,
     { sql: p.sql },
   );
-}
-
-function transactionControlOf(p: ParameterizedSql): TransactionControl | undefined {
-  const head = p.key.slice(0, 40).toUpperCase();
-  switch (p.verb) {
-    case 'BEGIN':
-      return 'begin';
-    case 'START':
-      return head.startsWith('START TRANSACTION') ? 'begin' : undefined;
-    case 'COMMIT':
-      return 'commit';
-    case 'ROLLBACK':
-      return /^ROLLBACK\s+(WORK\s+)?TO\b/.test(head) ? 'rollback-to-savepoint' : 'rollback';
-    case 'SAVEPOINT':
-      return 'savepoint';
-    case 'RELEASE':
-      return 'release-savepoint';
-    case 'SET':
-      return /^SET\s+(SESSION\s+)?TRANSACTION\b/.test(head) ? 'set-isolation' : undefined;
-    default:
-      return undefined;
-  }
 }

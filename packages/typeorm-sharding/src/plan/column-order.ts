@@ -11,7 +11,8 @@
  * the statement with `UnsupportedShardingError` instead of merging it wrongly.
  */
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
-import type { Collation, SortKeyType } from '../merge/index.js';
+import type { Collation } from '../values/collation.js';
+import type { SortKeyType } from '../values/compare-values.js';
 import type { SqlDialect } from '../parameterize/index.js';
 
 /** How the merge compares one key: a value of the row, or a key the database computes from it. */
@@ -204,7 +205,7 @@ function familyOf(family: MysqlFamily, ...types: string[]): Record<string, Mysql
 
 /**
  * The text sort key: the collation's pad weight, then `WEIGHT_STRING(c)` without trailing
- * pad weights (format and why in `merge/mysql-weight.ts`). `LEFT(c, 0) = ' '` is true
+ * pad weights (format and why in `values/mysql-weight.ts`). `LEFT(c, 0) = ' '` is true
  * exactly under a PAD SPACE collation ('' equals ' ' only when padded); `LEFT(c, 0)` keeps
  * the column's collation, so the server reports the pad of whatever collation the column has.
  */

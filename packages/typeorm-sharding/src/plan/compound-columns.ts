@@ -11,7 +11,8 @@
  * of the left-most SELECT whose column has one.
  */
 import { UnsupportedShardingError } from '../errors/index.js';
-import type { Collation, SortKeyType } from '../merge/index.js';
+import type { Collation } from '../values/collation.js';
+import type { SortKeyType } from '../values/compare-values.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
 import { columnFactsOf, mysqlWeightKey } from './column-order.js';

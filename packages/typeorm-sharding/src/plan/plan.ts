@@ -3,17 +3,19 @@
  * They refer to values only by slot number (`:p<n>`) and IN-list number (`(:l<k>)`),
  * so one plan serves every statement of that shape whatever its values or list lengths.
  */
-import type { TransactionControl } from '../session/transaction-control.js';
+import type { TableDistribution } from '../rules/table-rule.js';
+import type { TransactionControl } from './transaction-control.js';
 import type { MergeSpec } from '../merge/index.js';
-import type { CompiledExpression } from '../merge/evaluate/compile.js';
+import type { CompiledExpression } from '../values/evaluate/compile.js';
 import type { PrintedSql } from './print-sql.js';
 import type { PlannedComputation, SelectMergePlan } from './select-merge.js';
 import type { SchemaObjectKind } from './ddl-target.js';
 import type { ValueBinding } from './pulled-binding.js';
 import type { CompoundPlan } from './compound-plan.js';
 
-/** Where a table's rows live. */
-export type TableDistribution = 'sharded' | 'broadcast' | 'unsharded';
+/** Where a table's rows live (defined with the rules that decide it). */
+export type { TableDistribution };
+
 
 /** A reference to a value of the statement: slot n or every item of IN list k. */
 export type ValueRef =

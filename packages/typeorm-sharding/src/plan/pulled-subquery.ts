@@ -20,7 +20,7 @@ import { outerReferenceOf } from './subquery-scope.js';
 import { subquerySitesOf, writeScopeOf, type SubquerySite } from './subquery-sites.js';
 import { subquerySpans, type SubquerySpan } from './subquery-spans.js';
 import { mentionsDistributedTable, tableRefsOf } from './table-refs.js';
-import { insertHeadOf } from '../write/insert-rows.js';
+import { insertHeadOf } from './insert-head.js';
 
 /**
  * The plan of a statement whose subqueries must run first, or undefined when none must (the

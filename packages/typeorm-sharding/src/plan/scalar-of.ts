@@ -2,7 +2,7 @@
  * Turns the part of an expression that sits above its aggregates (`COALESCE(SUM(x), 0)`,
  * `HAVING SUM(a * b) > ?`) into a `ScalarExpression` the merge evaluates on merged rows.
  */
-import { EVALUATED_FUNCTIONS, EVALUATED_OPERATORS, type LeafType, type ScalarExpression } from '../merge/evaluate/expression.js';
+import { EVALUATED_FUNCTIONS, EVALUATED_OPERATORS, type LeafType, type ScalarExpression } from '../values/evaluate/expression.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { ExprType } from './expression-type.js';
 import type { SqlNode } from './sql-node.js';

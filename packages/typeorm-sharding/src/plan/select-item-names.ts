@@ -1,6 +1,6 @@
-import { lex, TokenBuffer, TokenKind, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
+import { lexedOf, memoOf, MemoKey, TokenKind, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
 
-const tokens = new TokenBuffer();
+const SPANS: Record<SqlDialect, MemoKey<readonly ItemSpan[]>> = { mysql: new MemoKey('select item spans mysql'), sqlite: new MemoKey('select item spans sqlite') };
 const MODIFIERS = /^(DISTINCT|ALL|DISTINCTROW|HIGH_PRIORITY|STRAIGHT_JOIN|SQL_SMALL_RESULT|SQL_BIG_RESULT|SQL_BUFFER_RESULT|SQL_CACHE|SQL_NO_CACHE|SQL_CALC_FOUND_ROWS)$/i;
 const LIST_END = /^(FROM|WHERE|GROUP|HAVING|ORDER|LIMIT|INTO|UNION|EXCEPT|INTERSECT|FOR|LOCK|WINDOW)$/i;
 
@@ -11,12 +11,17 @@ export interface ItemSpan {
 }
 
 /**
- * The spans of the items of the outermost select list, by lexing the statement: the text
- * between the SELECT keyword (and its modifiers) and the first top-level clause keyword,
- * cut at top-level commas.
+ * The spans of the items of the outermost select list, from the statement's tokens (once per
+ * text): the text between the SELECT keyword (and its modifiers) and the first top-level
+ * clause keyword, cut at top-level commas.
  */
-export function selectItemSpans(p: Pick<ParameterizedSql, 'sql'>, dialect: SqlDialect): ItemSpan[] {
-  const count = lex(p.sql, dialect, tokens);
+export function selectItemSpans(p: Pick<ParameterizedSql, 'sql' | 'memo'>, dialect: SqlDialect): readonly ItemSpan[] {
+  return memoOf(p).get(SPANS[dialect], () => findSpans(p, dialect));
+}
+
+function findSpans(p: Pick<ParameterizedSql, 'sql' | 'memo'>, dialect: SqlDialect): ItemSpan[] {
+  const tokens = lexedOf(p, dialect);
+  const count = tokens.count;
   const word = (i: number) => (tokens.kinds[i] === TokenKind.Word ? p.sql.slice(tokens.starts[i], tokens.ends[i]) : '');
   let i = 0;
   while (i < count && tokens.kinds[i] !== TokenKind.Word) i++;

@@ -8,7 +8,7 @@
  * (see `aggregate-plan.ts`); an expression above aggregates is evaluated after the merge
  * (see `scalar-of.ts`); what cannot be done exactly is refused, never approximated.
  */
-import { compileExpression, semanticsOf, type CompiledExpression } from '../merge/evaluate/compile.js';
+import { compileExpression, semanticsOf, type CompiledExpression } from '../values/evaluate/compile.js';
 import type { AggregateSpec, GroupKey, MergeSpec, SortKey } from '../merge/index.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';

@@ -16,7 +16,7 @@
 import { UnsupportedShardingError } from '../errors/index.js';
 import { TokenKind, type SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules, TableRule } from '../rules/index.js';
-import type { InsertHead } from '../write/insert-rows.js';
+import type { InsertHead } from './insert-head.js';
 import type { AllShardsPlan } from './plan.js';
 import { isIdentifier, isKeyword, statementTokens, type StatementToken } from './statement-tokens.js';
 

@@ -4,6 +4,8 @@ import type { StatementDescriptor } from '../router/statement.js';
 export interface PhysicalStatement {
   /** Shard index. */
   readonly shard: number;
+  /** Index of the physical table it names in the shard database (a table-per-shard layout); undefined without one. */
+  readonly table?: number;
   readonly sql: string;
   readonly parameters: readonly unknown[];
   /**

@@ -1,5 +1,5 @@
 import { ShardingInternalError } from '../errors/index.js';
-import { lex, TokenBuffer, TokenKind } from '../parameterize/index.js';
+import { lexedOf, memoOf, MemoKey, TokenKind } from '../parameterize/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 
 /** Offsets in the outermost SELECT where the rewrite inserts or cuts (-1 when absent). */
@@ -16,17 +16,22 @@ export interface TopLevelClauses {
   readonly groupBy: boolean;
 }
 
-const tokens = new TokenBuffer();
+const CLAUSES: Record<SqlDialect, MemoKey<TopLevelClauses>> = { mysql: new MemoKey('top-level clauses mysql'), sqlite: new MemoKey('top-level clauses sqlite') };
 /** Clause keywords that can follow WHERE / GROUP BY at the top level, in order. */
 const AFTER_GROUP = new Set(['HAVING', 'WINDOW', 'ORDER', 'LIMIT', 'FOR', 'LOCK', 'UNION', 'INTO']);
 
 /**
- * Finds the outermost SELECT's FROM, GROUP BY and HAVING by lexing the statement once more.
- * Only a scattered query that needs derived columns, extra GROUP BY values or a HAVING moved
- * to the merge gets here.
+ * The outermost SELECT's FROM, GROUP BY and HAVING, found in the statement's tokens once per
+ * text. Only a scattered query that needs derived columns, extra GROUP BY values or a HAVING
+ * moved to the merge asks.
  */
 export function topLevelClauses(p: ParameterizedSql, dialect: SqlDialect): TopLevelClauses {
-  const count = lex(p.sql, dialect, tokens);
+  return memoOf(p).get(CLAUSES[dialect], () => findClauses(p, dialect));
+}
+
+function findClauses(p: ParameterizedSql, dialect: SqlDialect): TopLevelClauses {
+  const tokens = lexedOf(p, dialect);
+  const count = tokens.count;
   let depth = 0;
   let from = -1;
   let having = -1;

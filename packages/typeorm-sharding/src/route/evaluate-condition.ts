@@ -1,16 +1,16 @@
 import { canonicalKeyString } from '../algorithms/index.js';
 import { InvalidShardKeyError } from '../errors/index.js';
-import { compareValues } from '../merge/index.js';
+import { compareValues } from '../values/compare-values.js';
 import type { ParameterizedSql } from '../parameterize/index.js';
 import type { KeyCondition, ValueRef } from '../plan/plan.js';
-import type { ShardKeyRule } from '../rules/index.js';
+import { partitionOf, type ShardKeyRule } from '../rules/index.js';
 
-/** A set of shard indexes, or every shard. */
+/** A set of partition indexes (shards, or shard × tables under a layout: `rules/partition.ts`), or every one. */
 export type ShardSet = 'all' | Set<number>;
 
 /**
- * Evaluates a key condition with the statement's values. NULL never equals anything in SQL,
- * so NULL values select no shard.
+ * Evaluates a key condition with the statement's values: the partitions that can hold rows.
+ * NULL never equals anything in SQL, so NULL values select no partition.
  */
 export function shardsOf(
   condition: KeyCondition,
@@ -30,7 +30,7 @@ export function shardsOf(
         else
           for (const value of valuesOf(ref, p)) {
             if (value === null || value === undefined) continue;
-            const shard = shardOfValue(value, key);
+            const shard = partitionOfValue(value, key);
             if (shard === 'all') return 'all';
             set.add(shard);
           }
@@ -74,15 +74,16 @@ function valuesOf(ref: ValueRef, p: ParameterizedSql): unknown[] {
 }
 
 /**
- * The shard of a key value in a condition, or `'all'` for a value that names no one key of the
- * column (`id = 2.5`, `id = '5abc'`, a number beyond 2^53, a value the user's function rejects):
- * the database compares such a value by its own conversion rules (`'5abc'` finds row 5 on
- * MySQL, `2.5` finds nothing), so every shard is asked and answers as one database would.
- * Only writes that place a row need a shard, and refuse such a value (`write/route-insert.ts`).
+ * The partition of a key value in a condition, or `'all'` for a value that names no one key of
+ * the column (`id = 2.5`, `id = '5abc'`, a number beyond 2^53, a value the user's function
+ * rejects): the database compares such a value by its own conversion rules (`'5abc'` finds row
+ * 5 on MySQL, `2.5` finds nothing), so every partition is asked and answers as one database
+ * would. Only writes that place a row need a partition, and refuse such a value
+ * (`write/route-insert.ts`).
  */
-export function shardOfValue(value: unknown, key: ShardKeyRule): number | 'all' {
+export function partitionOfValue(value: unknown, key: ShardKeyRule): number | 'all' {
   try {
-    return key.algorithm.shardIndexOf(value);
+    return partitionOf(key, value);
   } catch (error) {
     if (error instanceof InvalidShardKeyError) return 'all';
     throw error;

@@ -1,11 +1,14 @@
 import type { ValueSlot } from '../parameterize/index.js';
 
 /**
- * One physical statement to be: a shard, and for each IN list that is cut down,
- * the items that shard receives (lists not named here are sent whole).
+ * One physical statement to be: a shard (and, under a table-per-shard layout, the index of its
+ * physical table there), and for each IN list that is cut down, the items that table receives
+ * (lists not named here are sent whole).
  */
 export interface RouteUnit {
   readonly shard: number;
+  /** Index of the physical table in the shard database (a table layout); undefined without one. */
+  readonly table?: number;
   readonly lists: ReadonlyMap<number, readonly ValueSlot[]>;
 }
 

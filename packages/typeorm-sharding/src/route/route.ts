@@ -1,13 +1,14 @@
 import type { ParameterizedSql, ValueSlot } from '../parameterize/index.js';
 import type { KeyCondition } from '../plan/plan.js';
-import type { ShardKeyRule } from '../rules/index.js';
-import { dedupeKeyOf, shardOfValue, shardsOf } from './evaluate-condition.js';
+import { partitionCountOf, placeOf, type ShardKeyRule } from '../rules/index.js';
+import { dedupeKeyOf, partitionOfValue, shardsOf } from './evaluate-condition.js';
 import type { Route, RouteSettings, RouteUnit } from './route-types.js';
 
 /**
- * Routes a statement on a sharded table: which shards, and for each shard which values of
- * every prunable IN list, split into batches of at most `maxInValuesPerQuery` values.
- * Pure: no I/O, no mutation of its inputs.
+ * Routes a statement on a sharded table: which shards (and tables, under a table-per-shard
+ * layout), and for each which values of every prunable IN list, split into batches of at most
+ * `maxInValuesPerQuery` values. A layout's tables are routed as partitions exactly as shards
+ * are (`rules/partition.ts`). Pure: no I/O, no mutation of its inputs.
  */
 export function routeByKey(
   condition: KeyCondition,
@@ -17,7 +18,8 @@ export function routeByKey(
   shardCount: number,
   settings: RouteSettings,
 ): Route {
-  const all = (): number[] => Array.from({ length: shardCount }, (_, i) => i);
+  const all = (): number[] => Array.from({ length: partitionCountOf(key, shardCount) }, (_, i) => i);
+  const unit = (partition: number, lists: ReadonlyMap<number, readonly ValueSlot[]>): RouteUnit => (key.layout ? { ...placeOf(key, partition), lists } : { shard: partition, lists });
   // Items of each prunable list, grouped by shard, duplicates dropped (first spelling kept).
   const perList = settings.pruning ? prunableLists.map((list) => groupByShard(p.inLists[list]?.items ?? [], key)) : [];
   const known = new Map<number, ReadonlySet<number>>(
@@ -26,28 +28,28 @@ export function routeByKey(
   const selected = shardsOf(condition, p, key, known);
   if (selected !== 'all' && selected.size === 0) return { kind: 'nowhere' };
   // The naive baseline: every shard gets the statement with its lists whole.
-  if (!settings.pruning) return { kind: 'units', units: all().map((shard) => ({ shard, lists: new Map() })) };
+  if (!settings.pruning) return { kind: 'units', units: all().map((partition) => unit(partition, new Map())) };
   const candidates = selected === 'all' ? all() : [...selected].sort((a, b) => a - b);
 
   const units: RouteUnit[] = [];
-  for (const shard of candidates) {
+  for (const partition of candidates) {
     const lists = new Map<number, readonly ValueSlot[]>();
     let empty = false;
     prunableLists.forEach((list, i) => {
       const groups = perList[i]!;
-      const own = groups.byShard.get(shard) ?? [];
+      const own = groups.byShard.get(partition) ?? [];
       const items = groups.everywhere.length === 0 ? own : mergeInOrder(own, groups.everywhere);
       if (items.length === 0) empty = true;
       lists.set(list, items);
     });
-    // An AND-ed IN list with no value on this shard: no row of this shard can match.
+    // An AND-ed IN list with no value on this partition: no row of it can match.
     if (empty) continue;
-    units.push(...batches(shard, lists, settings.maxInValuesPerQuery));
+    for (const batch of batches(lists, settings.maxInValuesPerQuery)) units.push(unit(partition, batch));
   }
   return units.length === 0 ? { kind: 'nowhere' } : { kind: 'units', units };
 }
 
-/** The items of one IN list by shard; `everywhere` holds the items that name no one key (see `shardOfValue`). */
+/** The items of one IN list by partition; `everywhere` holds the items that name no one key (see `partitionOfValue`). */
 interface ListGroups {
   readonly byShard: Map<number, ValueSlot[]>;
   readonly everywhere: ValueSlot[];
@@ -60,7 +62,7 @@ function groupByShard(items: readonly ValueSlot[], key: ShardKeyRule): ListGroup
   for (const item of items) {
     // NULL in an IN list matches nothing.
     if (item.value === null || item.value === undefined) continue;
-    const shard = shardOfValue(item.value, key);
+    const shard = partitionOfValue(item.value, key);
     if (shard === 'all') {
       everywhere.push(item);
       continue;
@@ -80,17 +82,17 @@ function mergeInOrder(a: readonly ValueSlot[], b: readonly ValueSlot[]): ValueSl
   return [...a, ...b].sort((x, y) => x.start - y.start);
 }
 
-/** Splits the longest list of a shard into batches; the other lists go whole with each batch. */
-function batches(shard: number, lists: Map<number, readonly ValueSlot[]>, max: number): RouteUnit[] {
+/** Splits the longest list of a partition into batches; the other lists go whole with each batch. */
+function batches(lists: Map<number, readonly ValueSlot[]>, max: number): ReadonlyMap<number, readonly ValueSlot[]>[] {
   let longest: number | undefined;
   for (const [list, items] of lists) if (longest === undefined || items.length > lists.get(longest)!.length) longest = list;
-  if (longest === undefined || lists.get(longest)!.length <= max) return [{ shard, lists }];
+  if (longest === undefined || lists.get(longest)!.length <= max) return [lists];
   const items = lists.get(longest)!;
-  const units: RouteUnit[] = [];
+  const out: Map<number, readonly ValueSlot[]>[] = [];
   for (let i = 0; i < items.length; i += max) {
     const batch = new Map(lists);
     batch.set(longest, items.slice(i, i + max));
-    units.push({ shard, lists: batch });
+    out.push(batch);
   }
-  return units;
+  return out;
 }

@@ -2,3 +2,4 @@ export { ShardingRules, type TableRule, type ShardKeyRule, type UniqueKey } from
 export { resolveShardingRules, placementOf } from './resolve-rules.js';
 export { Colocation, type ColumnPair, type ColocatedLink } from './colocation.js';
 export { conflictProblem, type ConflictHandling } from './conflict-target.js';
+export { partitionCountOf, partitionOf, placeOf, type PartitionPlace } from './partition.js';

@@ -42,6 +42,12 @@ function sharded(
   option: 'joinColumns' | 'inverseJoinColumns',
 ): JunctionRule {
   const key = home.shardKey!;
+  if (key.layout) {
+    throw new ShardingConfigError(
+      `${relation.entityMetadata.name}.${relation.propertyName} is a many-to-many relation of ${home.metadata.name}, which has a table layout (@Sharded({ tables: ${key.layout.count} })): ` +
+        `its junction table "${base.tableName}" would need the same layout, which a TypeORM junction table cannot declare. Map the junction as an entity of its own with @Sharded({ tables: ${key.layout.count}, colocateWith: () => ${home.metadata.name} }) and two many-to-one relations.`,
+    );
+  }
   const column = homeColumns.find((c) => c.referencedColumn?.databaseName === key.columnName);
   if (!column) {
     const referenced = homeColumns.map((c) => c.referencedColumn?.propertyName ?? c.propertyName).join(', ');

@@ -58,6 +58,12 @@ export function resolveColocation(
     }
     const a = rule.shardKey!;
     const b = other.shardKey!;
+    if ((a.layout?.count ?? 1) !== (b.layout?.count ?? 1)) {
+      const tables = (k: typeof a) => (k.layout ? `${k.layout.count} tables per shard` : 'one table per shard');
+      throw new ShardingConfigError(
+        `Entity ${name} (${tables(a)}) cannot be co-located with ${other.metadata.name} (${tables(b)}): related rows must sit in tables of the same index, so give both the same @Sharded({ tables }).`,
+      );
+    }
     if (a.placement !== b.placement) {
       throw new ShardingConfigError(
         `Entity ${name} (shard key "${a.propertyName}": ${a.kind}, ${a.algorithm.name}) cannot be co-located with ${other.metadata.name} (shard key "${b.propertyName}": ${b.kind}, ${b.algorithm.name}): ` +

@@ -1,5 +1,5 @@
 import type { EntityMetadata } from 'typeorm';
-import { createAlgorithm, DEFAULT_BUCKET_COUNT, type KeyKind, type ShardingAlgorithmOption } from '../algorithms/index.js';
+import { createAlgorithm, createTableLayout, DEFAULT_BUCKET_COUNT, type KeyKind, type ShardingAlgorithmOption, type TableLayout, type TableLayoutOption } from '../algorithms/index.js';
 import { getShardedOptions, getShardKeyProperties, isBroadcast, type ShardedOptions } from '../decorators/index.js';
 import { ShardingConfigError } from '../errors/index.js';
 import { checkForeignKeys } from './check-foreign-keys.js';
@@ -22,13 +22,21 @@ export function resolveShardingRules(
   metadatas: readonly EntityMetadata[],
   shardNames: readonly string[],
   normalizeType: (metadata: EntityMetadata, propertyName: string) => string,
+  /** `sharding.tables`: table layouts by table name, in place of the decorators'. */
+  tableLayouts: Readonly<Record<string, TableLayoutOption>> = {},
 ): ShardingRules {
+  const layouts = new Map(Object.entries(tableLayouts).map(([name, option]) => [name.toLowerCase(), option]));
+  for (const name of Object.keys(tableLayouts)) {
+    const metadata = metadatas.find((m) => m.tableName.toLowerCase() === name.toLowerCase());
+    const sharded = metadata && typeof metadata.target === 'function' ? getShardedOptions(metadata.target) : undefined;
+    if (!sharded) throw new ShardingConfigError(`sharding.tables names "${name}", which is the table of no @Sharded() entity of this data source; a layout spreads a sharded table over several tables per shard.`);
+  }
   const entityRules: TableRule[] = [];
   const options = new Map<TableRule, ShardedOptions>();
   const byMetadata = new Map<EntityMetadata, TableRule>();
   for (const metadata of metadatas) {
     if (metadata.tableType === 'junction') continue;
-    const rule = resolveEntityRule(metadata, shardNames, normalizeType);
+    const rule = resolveEntityRule(metadata, shardNames, normalizeType, layouts.get(metadata.tableName.toLowerCase()));
     entityRules.push(rule);
     byMetadata.set(metadata, rule);
     const sharded = typeof metadata.target === 'function' ? getShardedOptions(metadata.target) : undefined;
@@ -43,16 +51,35 @@ export function resolveShardingRules(
     if (placement) placements.push(placement);
   }
   const colocation = resolveColocation(entityRules, (rule) => options.get(rule), placements);
+  checkPhysicalNames([...entityRules, ...junctionRules]);
   const result = new ShardingRules([...entityRules, ...junctionRules], shardNames, colocation);
   for (const rule of entityRules) checkUniqueKeys(rule, options.get(rule)?.uniquePerShard);
   checkForeignKeys(metadatas, result);
   return result;
 }
 
+/** A layout's physical tables must not be named as another table of the data source. */
+function checkPhysicalNames(rules: readonly TableRule[]): void {
+  const owner = new Map(rules.map((r) => [r.tableName.toLowerCase(), r]));
+  for (const rule of rules) {
+    const layout = rule.shardKey?.layout;
+    if (!layout) continue;
+    for (let i = 0; i < layout.count; i++) {
+      const name = layout.physicalName(rule.tableName, i);
+      const other = owner.get(name.toLowerCase());
+      if (other) {
+        throw new ShardingConfigError(`Entity ${rule.metadata.name}: its table layout names table ${i} "${name}", which is the table of ${other.metadata.name}; choose another name pattern (@Sharded({ tables: { count, name } })).`);
+      }
+      owner.set(name.toLowerCase(), rule);
+    }
+  }
+}
+
 function resolveEntityRule(
   metadata: EntityMetadata,
   shardNames: readonly string[],
   normalizeType: (metadata: EntityMetadata, propertyName: string) => string,
+  configuredLayout: TableLayoutOption | undefined,
 ): TableRule {
   const target = metadata.target;
   const base = { tableName: metadata.tableName, metadata, uniqueKeys: uniqueKeysOf(metadata) };
@@ -95,6 +122,9 @@ function resolveEntityRule(
     throw new ShardingConfigError(`Entity ${name}: shard key "${propertyName}" has type "${normalizeType(metadata, propertyName)}"; only integer and string columns can be shard keys.`);
   }
   const option = sharded.algorithm ?? 'hash';
+  const algorithm = createAlgorithm(option, shardNames, kind);
+  const tables = configuredLayout ?? sharded.tables;
+  const layout = tables === undefined ? undefined : createTableLayout(tables, metadata.tableName, name, algorithm);
   return {
     ...base,
     distribution: 'sharded',
@@ -102,8 +132,9 @@ function resolveEntityRule(
       propertyName,
       columnName: column.databaseName,
       kind,
-      algorithm: createAlgorithm(option, shardNames, kind),
-      placement: placementOf(option, kind),
+      algorithm,
+      placement: placementOf(option, kind, layout),
+      ...(layout ? { layout } : {}),
     },
   };
 }
@@ -116,15 +147,17 @@ let functionCount = 0;
  * both: the algorithm with its parameters, and the key kind (integer keys are canonicalised as
  * numbers, string keys byte for byte). A function algorithm is equal only to itself.
  */
-export function placementOf(option: ShardingAlgorithmOption, kind: KeyKind): string {
+export function placementOf(option: ShardingAlgorithmOption, kind: KeyKind, layout?: TableLayout): string {
+  // Equal keys share a table only when both tables are laid out alike.
+  const tables = layout ? `/tables=${layout.count}` : '';
   if (typeof option === 'function') {
     if (!functionIds.has(option)) functionIds.set(option, ++functionCount);
-    return `function#${functionIds.get(option)}/${kind}`;
+    return `function#${functionIds.get(option)}/${kind}${tables}`;
   }
   const spec = typeof option === 'string' ? { type: option } : option;
-  if (spec.type === 'mod') return `mod/${kind}`;
+  if (spec.type === 'mod') return `mod/${kind}${tables}`;
   const hash = spec as { buckets?: number; bucketMap?: unknown };
-  return `hash/${hash.buckets ?? DEFAULT_BUCKET_COUNT}/${hash.bucketMap === undefined ? 'default' : JSON.stringify(hash.bucketMap)}/${kind}`;
+  return `hash/${hash.buckets ?? DEFAULT_BUCKET_COUNT}/${hash.bucketMap === undefined ? 'default' : JSON.stringify(hash.bucketMap)}/${kind}${tables}`;
 }
 
 function keyKindOf(type: string): KeyKind | undefined {

@@ -1,7 +1,9 @@
 import type { EntityMetadata } from 'typeorm';
-import type { KeyKind, ShardingAlgorithm } from '../algorithms/index.js';
-import type { TableDistribution } from '../plan/plan.js';
+import type { KeyKind, ShardingAlgorithm, TableLayout } from '../algorithms/index.js';
 import { NO_COLOCATION, type Colocation, type ColumnPair } from './colocation.js';
+
+/** Where a table's rows live: spread over the shards, copied to every shard, or on the default shard only. */
+export type TableDistribution = 'sharded' | 'broadcast' | 'unsharded';
 
 /** How one sharded table is partitioned. */
 export interface ShardKeyRule {
@@ -14,10 +16,12 @@ export interface ShardKeyRule {
   /** Maps a key value to a shard index. */
   readonly algorithm: ShardingAlgorithm;
   /**
-   * Identity of the placement (algorithm, its parameters and the key kind): two keys with the
-   * same placement put equal values on the same shard.
+   * Identity of the placement (algorithm, its parameters, the key kind and the table layout):
+   * two keys with the same placement put equal values on the same shard, in the same table.
    */
   readonly placement: string;
+  /** A table-per-shard layout (`@Sharded({ tables })`): the physical tables of every shard database; undefined: the table itself. */
+  readonly layout?: TableLayout | undefined;
 }
 
 /** One unique key of a table (primary key, unique constraint or unique index). */

@@ -1,9 +1,2 @@
-/** Transaction-control statements the session understands. */
-export type TransactionControl =
-  | 'set-isolation'
-  | 'begin'
-  | 'savepoint'
-  | 'release-savepoint'
-  | 'rollback-to-savepoint'
-  | 'commit'
-  | 'rollback';
+/** Transaction control is decided by the plan (`plan/transaction-control.ts`); the session carries it out. */
+export type { TransactionControl } from '../plan/transaction-control.js';

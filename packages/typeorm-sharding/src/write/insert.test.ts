@@ -2,20 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { parameterize, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
 import { fakeRules } from '../plan/testing/fake-rules.js';
-import { insertHeadOf, insertRowsOf } from './insert-rows.js';
-import { rewriteInsert } from './rewrite-insert.js';
+import { insertHeadOf } from '../plan/insert-head.js';
+import { insertRowsOf } from './insert-rows.js';
+import { unitStatement } from '../rewrite/rewriter.js';
+import { insertRowTokens } from './rewrite-insert.js';
 import { MissingShardKeyError, routeInsert } from './route-insert.js';
 
 const rules = fakeRules();
 
-/** parameterize → analyze → insertRowsOf → routeInsert → rewriteInsert; statements as `[shard, sql, parameters]`. */
+/** parameterize → analyze → insertRowsOf → routeInsert → insertRowTokens; statements as `[shard, sql, parameters]`. */
 function splitInsert(sql: string, parameters: readonly unknown[], dialect: SqlDialect): [string, string, unknown[]][] {
   const p = parameterize(sql, parameters, dialect);
   const plan = analyze(p, rules, dialect);
   if (plan.kind !== 'insert') throw new Error(`not an insert plan: ${plan.kind}`);
   const rows = insertRowsOf(p, dialect);
   const units = routeInsert(p, rows, plan.keyColumnIndex!, rules.ruleOf(plan.table)!.shardKey!, plan.table);
-  return units.map((u) => rewriteInsert(p, rows, u)).map((s) => [`s${s.shard}`, s.sql, [...s.parameters]]);
+  return units.map((u) => unitStatement(u, p, insertRowTokens(p, rows, u), {})).map((s) => [`s${s.shard}`, s.sql, [...s.parameters]]);
 }
 
 interface InsertCase {

@@ -1,11 +1,13 @@
 import { ShardingError } from '../errors/index.js';
 import type { ParameterizedSql, ValueSlot } from '../parameterize/index.js';
-import type { ShardKeyRule } from '../rules/index.js';
+import { partitionOf, placeOf, type ShardKeyRule } from '../rules/index.js';
 import type { InsertRows } from './insert-rows.js';
 
-/** Rows of one INSERT that go to one shard (indexes into `InsertRows.rows`). */
+/** Rows of one INSERT that go to one shard (and table, under a layout): indexes into `InsertRows.rows`. */
 export interface InsertUnit {
   readonly shard: number;
+  /** Index of the physical table in the shard database (a table layout); undefined without one. */
+  readonly table?: number;
   readonly rows: readonly number[];
 }
 
@@ -18,8 +20,8 @@ export class MissingShardKeyError extends ShardingError {
 }
 
 /**
- * Groups the rows of an INSERT by the shard of their key value. Every row is checked before
- * anything runs, so a bad row refuses the whole statement.
+ * Groups the rows of an INSERT by the shard (and table) of their key value. Every row is
+ * checked before anything runs, so a bad row refuses the whole statement.
  */
 export function routeInsert(p: ParameterizedSql, rows: InsertRows, keyColumnIndex: number, key: ShardKeyRule, table: string): InsertUnit[] {
   const slotAt = new Map<number, ValueSlot>();
@@ -35,10 +37,10 @@ export function routeInsert(p: ParameterizedSql, rows: InsertRows, keyColumnInde
         p.sql,
       );
     }
-    const shard = key.algorithm.shardIndexOf(slot.value);
-    let list = byShard.get(shard);
-    if (!list) byShard.set(shard, (list = []));
+    const partition = partitionOf(key, slot.value);
+    let list = byShard.get(partition);
+    if (!list) byShard.set(partition, (list = []));
     list.push(index);
   });
-  return [...byShard].sort((a, b) => a[0] - b[0]).map(([shard, r]) => ({ shard, rows: r }));
+  return [...byShard].sort((a, b) => a[0] - b[0]).map(([partition, r]) => ({ ...placeOf(key, partition), rows: r }));
 }

@@ -6,7 +6,7 @@ import type { RouteTarget } from '../../router/route-target.js';
 import type { StatementDescriptor } from '../../router/statement.js';
 import type { NodeConfig } from '../../router/topology.js';
 import type { Mysql2Pool, ServerPool } from '../../servers/server-pool.js';
-import type { Row } from '../../merge/index.js';
+import type { Row } from '../../values/row.js';
 import { drainThenRelease, giveBack, run, withMode, type NodeConnection } from './node-connection.js';
 import { placementOf, type NodePlacement } from './node-placement.js';
 

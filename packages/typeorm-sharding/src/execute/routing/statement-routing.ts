@@ -28,7 +28,8 @@ export class StatementRouting {
 
 /** Distinct shards the statements reach (a coalesced statement counts each shard it carries). */
 function shardCountOf(statements: readonly PhysicalStatement[]): number {
-  if (statements.length === 1) return statements[0]!.branches?.length ?? 1;
+  // A table-per-shard layout's coalesced statement carries several tables of one shard.
+  if (statements.length === 1) return statements[0]!.branches ? new Set(statements[0]!.branches.map((b) => b.shard)).size : 1;
   const shards = new Set<number>();
   for (const s of statements) {
     if (s.branches) for (const b of s.branches) shards.add(b.shard);

@@ -2,7 +2,7 @@
  * ShardingRules built from plain data, for the pure stages' tests (plan, route, rewrite,
  * write, engine.explain): no decorators, no DataSource, no database.
  */
-import { createAlgorithm, type KeyKind } from '../../algorithms/index.js';
+import { createAlgorithm, createTableLayout, type KeyKind, type TableLayoutOption } from '../../algorithms/index.js';
 import { placementOf, ShardingRules, type Colocation, type TableRule } from '../../rules/index.js';
 import type { TableDistribution } from '../plan.js';
 
@@ -26,6 +26,8 @@ export interface FakeTable {
     readonly algorithm?: 'mod' | 'hash';
     /** @default 'integer' */
     readonly kind?: KeyKind;
+    /** A table-per-shard layout (`@Sharded({ tables })`). */
+    readonly tables?: TableLayoutOption;
   };
 }
 
@@ -91,11 +93,13 @@ export function fakeRules(tables: readonly FakeTable[] = SHOP_TABLES, shardNames
     if (!t.key) throw new Error(`fake table ${t.table}: a sharded table needs a key`);
     const kind = t.key.kind ?? 'integer';
     const algorithm = t.key.algorithm ?? 'mod';
+    const created = createAlgorithm(algorithm, shardNames, kind);
+    const layout = t.key.tables === undefined ? undefined : createTableLayout(t.key.tables, t.table, name, created);
     return {
       tableName: t.table,
       distribution: 'sharded',
       metadata,
-      shardKey: { propertyName: t.key.column, columnName: t.key.column, kind, algorithm: createAlgorithm(algorithm, shardNames, kind), placement: placementOf(algorithm, kind) },
+      shardKey: { propertyName: t.key.column, columnName: t.key.column, kind, algorithm: created, placement: placementOf(algorithm, kind, layout), ...(layout ? { layout } : {}) },
       uniqueKeys,
     };
   });

@@ -1,6 +1,7 @@
 import type { ParameterizedSql, SqlDialect } from '../../parameterize/index.js';
 import type { SelectPlan, WritePlan } from '../../plan/plan.js';
-import type { RewriteContext } from '../rewrite-select.js';
+import type { RewriteContext } from '../rewriter.js';
+import { paginationOf } from '../../plan/pagination.js';
 
 /** The rewrite context the engine builds for a routed plan (kept in one place for the tests). */
 export function rewriteContextOf(plan: SelectPlan | WritePlan, p: ParameterizedSql, dialect: SqlDialect, scatter: boolean): RewriteContext {
@@ -10,7 +11,7 @@ export function rewriteContextOf(plan: SelectPlan | WritePlan, p: ParameterizedS
     dialect,
     scatter,
     limit: select?.limit,
-    dropLimit: select !== undefined && !select.pushLimit,
+    page: select ? paginationOf(select.limit, select.pushLimit, p) : undefined,
     cutHaving: select?.cutHaving ?? false,
     derivedColumns: select?.derivedColumns ?? [],
     extraGroupBy: select?.extraGroupBy ?? [],

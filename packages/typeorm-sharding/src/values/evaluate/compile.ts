@@ -1,5 +1,5 @@
 import type { ValueSlot } from '../../parameterize/index.js';
-import { MergeValueError } from '../merge-error.js';
+import { MergeValueError } from '../value-error.js';
 import type { Row } from '../row.js';
 import type { ScalarExpression } from './expression.js';
 import { MYSQL_SEMANTICS } from './mysql-semantics.js';

@@ -1,4 +1,4 @@
-import { MergeValueError, showValue } from './merge-error.js';
+import { MergeValueError, showValue } from './value-error.js';
 
 /**
  * Compares two MySQL/MariaDB text sort keys as the server compares the strings they were

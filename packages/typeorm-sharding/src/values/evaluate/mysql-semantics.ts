@@ -8,7 +8,7 @@
 import type { ValueSlot } from '../../parameterize/index.js';
 import { compareCodePoints } from '../collation.js';
 import { formatDecimal, parseScaledDecimal, toScaledDecimal, type ScaledDecimal } from '../decimal.js';
-import { MergeValueError, showValue } from '../merge-error.js';
+import { MergeValueError, showValue } from '../value-error.js';
 import * as D from './decimal-math.js';
 import type { ConstantLeaf, LeafType } from './expression.js';
 import type { Semantics, StaticType } from './semantics.js';

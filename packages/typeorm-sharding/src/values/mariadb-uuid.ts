@@ -1,4 +1,4 @@
-import { MergeValueError, showValue } from './merge-error.js';
+import { MergeValueError, showValue } from './value-error.js';
 
 /**
  * Which MariaDB `UUID` storage order a column follows.

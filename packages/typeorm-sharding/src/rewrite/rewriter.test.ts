@@ -5,7 +5,7 @@ import { fakeRules } from '../plan/testing/fake-rules.js';
 import { DIALECTS, typeormSql } from '../plan/testing/typeorm-sql.js';
 import { routeByKey, type RouteSettings, type RouteUnit } from '../route/index.js';
 import type { PhysicalStatement } from './physical-statement.js';
-import { rewriteUnit, type RewriteContext } from './rewrite-select.js';
+import { rewriteUnit, type RewriteContext } from './rewriter.js';
 import { rewriteContextOf } from './testing/rewrite-context.js';
 
 const rules = fakeRules();
@@ -272,7 +272,7 @@ describe('rewriteUnit with hand-made contexts', () => {
     dialect,
     scatter: true,
     limit: undefined,
-    dropLimit: false,
+    page: undefined,
     cutHaving: false,
     derivedColumns: [],
     extraGroupBy: [],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareMariadbUuids } from './mariadb-uuid.js';
-import { MergeValueError } from './merge-error.js';
+import { MergeValueError } from './value-error.js';
 
 // ORDER BY of a UUID column on MariaDB 10.11.19 (probed): v1–v5 with a non-zero variant are
 // ordered by node, clock sequence, time-high, time-mid, time-low; v7 and variant-0 UUIDs by text.

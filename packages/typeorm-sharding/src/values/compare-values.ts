@@ -1,7 +1,7 @@
 import { compareCodePoints, compareStrings, type Collation } from './collation.js';
 import { compareDecimals, parseDecimal, type DecimalParts } from './decimal.js';
 import { compareMariadbUuids } from './mariadb-uuid.js';
-import { MergeValueError, showValue } from './merge-error.js';
+import { MergeValueError, showValue } from './value-error.js';
 import { compareMysqlWeights } from './mysql-weight.js';
 
 /**

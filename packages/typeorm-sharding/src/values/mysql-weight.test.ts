@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalValueKey } from './canonical-key.js';
-import { MergeValueError } from './merge-error.js';
+import { canonicalValueKey } from '../merge/canonical-key.js';
+import { MergeValueError } from './value-error.js';
 import { compareMysqlWeights } from './mysql-weight.js';
 
 /** A key as the plan's SQL builds it: pad length, pad weight, weights without trailing pads. */

@@ -8,7 +8,7 @@
  */
 import type { ValueSlot } from '../../parameterize/index.js';
 import { compareCodePoints } from '../collation.js';
-import { MergeValueError, showValue } from '../merge-error.js';
+import { MergeValueError, showValue } from '../value-error.js';
 import type { ConstantLeaf, LeafType } from './expression.js';
 import type { Semantics, StaticType } from './semantics.js';
 import { int, real, text, type SqlValue, type Truth } from './sql-value.js';

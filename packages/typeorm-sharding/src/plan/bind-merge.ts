@@ -1,15 +1,16 @@
-import { semanticsOf } from '../merge/evaluate/compile.js';
+import { semanticsOf } from '../values/evaluate/compile.js';
 import type { MergeSpec } from '../merge/index.js';
-import { selectItemSpans, expressionItemName } from '../plan/select-item-names.js';
+import { selectItemSpans, expressionItemName } from './select-item-names.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
-import type { SelectPlan } from '../plan/plan.js';
+import type { SelectPlan } from './plan.js';
+import { mergeLimitOf, type Pagination } from './pagination.js';
 import { UnsupportedShardingError } from '../errors/index.js';
 
 /**
- * The plan's merge completed with what only this statement knows: its OFFSET/LIMIT values,
+ * The plan's merge completed with what only this statement knows: its page (see `pagination.ts`),
  * the values HAVING and computed items compare with, and the names of unaliased items.
  */
-export function bindMerge(plan: SelectPlan, p: ParameterizedSql, dialect: SqlDialect): MergeSpec {
+export function bindMerge(plan: SelectPlan, p: ParameterizedSql, dialect: SqlDialect, page: Pagination | undefined): MergeSpec {
   let spec: MergeSpec = plan.merge ?? { kind: 'concat' };
   const semantics = semanticsOf(dialect);
   const having = plan.having;
@@ -26,11 +27,7 @@ export function bindMerge(plan: SelectPlan, p: ParameterizedSql, dialect: SqlDia
     const { columns, rows } = plan.listedOrder;
     spec = { ...spec, listedOrder: { columns, tuples: rows.map((row) => row.map((slot) => p.slots[slot]?.value)) } };
   }
-  if (!plan.limit) return spec;
-  const count = Number(p.slots[plan.limit.countSlot]!.value);
-  const offset = plan.limit.offsetSlot === undefined ? 0 : Number(p.slots[plan.limit.offsetSlot]!.value);
-  // SQLite's `LIMIT -1` is "no limit".
-  return { ...spec, limit: count < 0 ? { offset } : { offset, count } };
+  return page ? { ...spec, limit: mergeLimitOf(page) } : spec;
 }
 
 /** The result name of each item the shards were asked to alias: its text as written in this statement. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareValues, type SortKeyType } from './compare-values.js';
-import { MergeValueError } from './merge-error.js';
+import { MergeValueError } from './value-error.js';
 
 const order = (a: unknown, b: unknown, type: SortKeyType, collation: 'binary' | 'case-insensitive' = 'binary'): number =>
   Math.sign(compareValues(a, b, type, collation));

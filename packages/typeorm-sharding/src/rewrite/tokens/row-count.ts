@@ -1,0 +1,21 @@
+import type { ParameterizedSql, SqlDialect, ValueSlot } from '../../parameterize/index.js';
+import { shardRowCount, type Pagination } from '../../plan/pagination.js';
+import type { LimitPlan } from '../../plan/plan.js';
+import type { SqlToken } from '../sql-token.js';
+
+/**
+ * The LIMIT of a statement that runs on several shards: each shard is sent `LIMIT offset+count`
+ * from row 0 (the row count `pagination.ts` decides), so the merge can cut the page.
+ */
+export function rowCountTokens(p: ParameterizedSql, limit: LimitPlan, page: Pagination, dialect: SqlDialect): SqlToken[] {
+  const tokens = [slotToken(p.slots[limit.countSlot]!, shardRowCount(page, dialect))];
+  if (limit.offsetSlot !== undefined) tokens.push(slotToken(p.slots[limit.offsetSlot]!, '0'));
+  return tokens;
+}
+
+/** A LIMIT slot set to `value`: literal text is replaced, a `?` gets a new parameter value. */
+function slotToken(slot: ValueSlot, value: string): SqlToken {
+  if (slot.paramIndex === undefined) return { start: slot.start, end: slot.end, text: value };
+  // A count beyond 2^53 (MySQL's 2^64 - 1 "no limit") as a bigint: the drivers write it as a number, never quoted.
+  return { start: slot.start, end: slot.end, text: '?', values: [Number.isSafeInteger(Number(value)) ? Number(value) : BigInt(value)] };
+}

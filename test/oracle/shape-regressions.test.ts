@@ -19,6 +19,8 @@ interface Regression {
   readonly rejected?: boolean;
   /** The plain database answers it; the sharded source refuses it with UnsupportedShardingError. */
   readonly refused?: boolean;
+  /** The right answer has no row. */
+  readonly empty?: boolean;
   /** Doubles compared to 12 significant digits (a merged running variance may differ in the last bits). */
   readonly floats?: boolean;
 }
@@ -26,6 +28,12 @@ interface Regression {
 const BOTH = ['sqlite', 'mariadb'] as const;
 
 const REGRESSIONS: readonly Regression[] = [
+  {
+    found: 'a false constant HAVING of a global aggregate whose shards group by DISTINCT values: no row (was the merge\'s own global row)',
+    sql: 'SELECT COUNT(*) AS n, AVG(DISTINCT f.qty) AS a FROM shape_facts f HAVING (-1 * 0) IS NULL',
+    on: BOTH,
+    empty: true,
+  },
   {
     found: 'SELECT DISTINCT MIN(text) … GROUP BY: the DISTINCT key is the one kept with the winning partial (was each shard\'s own: duplicates and lost values)',
     sql: 'SELECT DISTINCT (NOT (MIN((f.qty % 5)) >= MAX(f.grp))) AS b, MAX(f.tm) AS m FROM shape_facts f GROUP BY f.big ORDER BY 1 DESC, 2',
@@ -254,7 +262,8 @@ describe.each(backends)('random-shapes regressions (%s)', (backend) => {
       return;
     }
     const sharded = (await sf.fx.sharded.query(r.sql, parameters)) as unknown[];
-    expect(plain.length, 'the case must return rows to mean anything').toBeGreaterThan(0);
+    if (r.empty) expect(plain).toEqual([]);
+    else expect(plain.length, 'the case must return rows to mean anything').toBeGreaterThan(0);
     const order = (rows: unknown[]) => (r.ordered ? rows.map((x) => comparable(x, r.floats)) : rows.map((x) => comparable(x, r.floats)).sort());
     expect(order(sharded)).toEqual(order(plain));
   });

@@ -235,6 +235,9 @@ class SelectMergeBuilder {
    * fewer groups travel. The other terms are evaluated on whole groups after the merge.
    */
   private splitHaving(having: SqlNode | undefined): { onShards: PrintedSql | undefined; afterMerge: SqlNode | undefined } {
+    // Without GROUP BY the merge makes the one global row even when no shard sends one: its
+    // HAVING is decided after the merge, on that row.
+    if (this.ctx.select.groupBy.length === 0) return { onShards: undefined, afterMerge: having };
     const terms = conjunctsOf(having);
     const keys = this.ctx.select.groupBy.map((g) => this.itemExpr(g));
     const local = terms.filter((t) => this.decidedByGroupKeys(t, keys));

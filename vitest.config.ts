@@ -9,12 +9,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['packages/typeorm-sharding/src/**/*.test.ts'],
+          setupFiles: ['test/support/fast-check-seed.ts'],
         },
       },
       {
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
+          setupFiles: ['test/support/fast-check-seed.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // Integration files share one MariaDB server; each file uses its own databases.

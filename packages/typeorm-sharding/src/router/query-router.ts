@@ -213,8 +213,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
     const failed = outcome.error !== undefined;
     const connectionFailure = failed && isConnectionError(outcome.error);
     const result: RequestOutcome = !failed ? 'ok' : connectionFailure ? 'connection_error' : 'sql_error';
-    const labels = { server: target.server, node: target.node.name, role: target.role, kind: target.kind };
-    this.metrics.requests.inc({ ...labels, outcome: result });
+    this.metrics.countRequest(target.server, target.node.name, target.role, target.kind, result);
     if (target.kind !== 'select' && target.role !== 'primary') this.metrics.misroutes.inc({ server: target.server, node: target.node.name, kind: target.kind });
     else if (failed && target.role !== 'primary' && isReadOnlyRefusal(outcome.error)) this.metrics.misroutes.inc({ server: target.server, node: target.node.name, kind: target.kind });
     if (entry === undefined) return undefined;

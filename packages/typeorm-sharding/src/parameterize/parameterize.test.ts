@@ -237,6 +237,15 @@ const cases: Case[] = [
     parses: true,
   },
   {
+    name: 'a column position after an ORDER BY nested in GROUP_CONCAT stays a position (the inner list ends at its parenthesis)',
+    dialect: 'sqlite',
+    marked: 'SELECT GROUP_CONCAT(b ORDER BY b) AS g, a FROM t GROUP BY a ORDER BY GROUP_CONCAT(b ORDER BY b), IFNULL(SUM(b), ⟦0⟧), 2 LIMIT ⟦3⟧',
+    values: ['0', '3'],
+    key: 'SELECT GROUP_CONCAT (b ORDER BY b) AS g, a FROM t GROUP BY a ORDER BY GROUP_CONCAT (b ORDER BY b), IFNULL (SUM (b), ?), 2 LIMIT ?',
+    parserSql: 'SELECT GROUP_CONCAT (`b` ORDER BY `b`) AS `g`, `a` FROM `t` GROUP BY `a` ORDER BY GROUP_CONCAT (`b` ORDER BY `b`), IFNULL (SUM (`b`), :p0), 2 LIMIT :p1',
+    parses: true,
+  },
+  {
     name: 'MySQL comments: -- needs a blank after it, # runs to the end of the line',
     dialect: 'mysql',
     marked: "SELECT `a` -- ? it's\nFROM `t` # ? 'x\nWHERE `b` = ⟦?⟧ /* ? ' \" ` IN ( */ AND `c`-⟦-1⟧\n",

@@ -49,8 +49,10 @@ export function walkShape(
   let glue = true;
   let placeholders = 0;
   let depth = 0;
-  // depth of an ORDER BY / GROUP BY list whose bare integers are column positions
-  let byDepth = -1;
+  // depths of the ORDER BY / GROUP BY lists whose bare integers are column positions, innermost
+  // last (`GROUP_CONCAT(x ORDER BY y)` inside an outer ORDER BY list must not end the outer one)
+  const byDepths: number[] = [];
+  const byDepth = (): number => (byDepths.length === 0 ? -1 : byDepths[byDepths.length - 1]!);
   // depth inside `DECIMAL(…)`-style parentheses whose numbers are sizes
   let sizeDepth = -1;
   // depths of `SUM(DISTINCT …` calls whose argument the parser text wraps (see below)
@@ -89,7 +91,7 @@ export function walkShape(
         break;
       }
       case TokenKind.Close:
-        if (depth === byDepth) byDepth = -1;
+        if (depth === byDepth()) byDepths.pop();
         if (depth === sizeDepth) sizeDepth = -1;
         if (withParser && distinctDepths !== undefined && distinctDepths[distinctDepths.length - 1] === depth) {
           distinctDepths.pop();
@@ -106,14 +108,14 @@ export function walkShape(
         spaceAfter = false;
         break;
       case TokenKind.Semicolon:
-        byDepth = -1;
+        byDepths.length = 0;
         spaceBefore = false;
         break;
       case TokenKind.Param:
         slot = makeSlot(sql, t, i, placeholders++, parameters, dialect);
         break;
       case TokenKind.Number:
-        if (!definition && depth !== sizeDepth && !(byDepth === depth && isColumnPosition(sql, t, i)) && !isCountArgument(sql, t, i)) {
+        if (!definition && depth !== sizeDepth && !(byDepth() === depth && isColumnPosition(sql, t, i)) && !isCountArgument(sql, t, i)) {
           slot = makeSlot(sql, t, i, -1, parameters, dialect);
         }
         break;
@@ -130,9 +132,9 @@ export function walkShape(
           break;
         }
         if (isWord(sql, s, e, 'by')) {
-          if (wordAt(sql, t, i - 1, 'order') || wordAt(sql, t, i - 1, 'group')) byDepth = depth;
-        } else if (byDepth === depth && endsByList(sql, s, e)) {
-          byDepth = -1;
+          if ((wordAt(sql, t, i - 1, 'order') || wordAt(sql, t, i - 1, 'group')) && byDepth() !== depth) byDepths.push(depth);
+        } else if (byDepth() === depth && endsByList(sql, s, e)) {
+          byDepths.pop();
         }
         if (withParser) {
           // node-sql-parser's grammar knows DISTINCT only in COUNT and GROUP_CONCAT: `SUM(DISTINCT x)` is

@@ -113,6 +113,8 @@ const TEXT_FUNCTIONS = new Set(['CONCAT', 'CONCAT_WS', 'LOWER', 'LCASE', 'UPPER'
  * collation, leave it unknown.
  */
 function derivedCollation(args: readonly Typed[]): string | undefined {
+  // An argument of unknown type (a CASE, a value slot the planner does not type) may be text of any collation.
+  if (args.some((a) => a.family.startsWith('unknown'))) return undefined;
   const texts = args.filter((a) => a.family === 'text');
   if (texts.some((a) => a.collation === undefined)) return undefined;
   const columns = new Set(texts.map((a) => a.collation).filter((c) => c !== 'connection'));

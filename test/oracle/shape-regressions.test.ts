@@ -29,6 +29,30 @@ const BOTH = ['sqlite', 'mariadb'] as const;
 
 const REGRESSIONS: readonly Regression[] = [
   {
+    found: 'STDDEV of a quotient from its values at the server\'s full precision (was at the quotient\'s shown scale: 0.81420044 for 0.81420567)',
+    sql: 'SELECT COUNT(*) AS n, STDDEV((f.qty / f.price)) AS sd, f.yr FROM shape_facts f GROUP BY f.yr ORDER BY COUNT(*), f.yr',
+    on: ['mariadb'],
+    ordered: true,
+  },
+  {
+    found: 'BIT_XOR inside an expression: MariaDB reads its unsigned value as signed there; refused (was 2^64 - 5 for -5)',
+    sql: 'SELECT CASE WHEN COUNT(*) IS NOT NULL THEN BIT_XOR(f.qty) ELSE MAX(f.ratio) END AS t FROM shape_facts f',
+    on: ['mariadb'],
+    refused: true,
+  },
+  {
+    found: "NULLIF(MIN(text), 'Apple') compares under the collation: refused (was byte-wise: 'APPLE' kept)",
+    sql: "SELECT NULLIF(MIN(f.title), 'Apple') AS r, AVG(f.qty) AS a FROM shape_facts f",
+    on: ['mariadb'],
+    refused: true,
+  },
+  {
+    found: 'AVG(DISTINCT a derived constant) per shard-local group: not coalesced (MariaDB answers 9.9999 inside a UNION ALL branch)',
+    sql: 'SELECT AVG(DISTINCT d.v4) AS a, d.v3 AS v6 FROM (SELECT f.id AS v3, 10 AS v4 FROM shape_facts f WHERE f.grp < 3) d GROUP BY v6 ORDER BY 2 ASC LIMIT 3',
+    on: BOTH,
+    ordered: true,
+  },
+  {
     found: 'UNION of a literal and CONCAT(CASE … END, …): the CONCAT\'s collation is not known, so its order is refused (was compared by weights of two collations)',
     sql: "SELECT 'x' AS v1 FROM shape_lines l WHERE l.price < '1.50' UNION SELECT CONCAT(CASE WHEN f.qty IN (7, ?, 3) THEN f.title END, '-') AS v2 FROM shape_facts f ORDER BY v1",
     parameters: [-2],

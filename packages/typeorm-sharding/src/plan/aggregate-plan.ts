@@ -140,12 +140,14 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
         // Exact arguments are squared as DECIMAL (BIGINT squares overflow) and shown with scale + 4 places, as the server does.
         const scale = argType.class === 'int' ? 0 : argType.scale;
         if (scale === undefined) return { problem: `${name}() of a DECIMAL expression of unknown scale` };
-        const factor = `CAST(${printedArg.text} AS DECIMAL(65, ${scale}))`;
+        // A quotient is used at the server's full precision (as for SUM), not at its shown scale.
+        const quotient = exactArg !== printedArg;
+        const factor = `CAST(${printedArg.text} AS DECIMAL(65, ${quotient ? 30 : scale}))`;
         const square: PrintedSql = { text: `(${factor}) * (${factor})`, slots: [...printedArg.slots, ...printedArg.slots] };
         const decimals = scale + 4 <= 30 ? scale + 4 : undefined;
         return {
           ...common,
-          sumAlias: ctx.derive(wrap('SUM', printedArg), 'var_sum'),
+          sumAlias: ctx.derive(wrap('SUM', quotient ? exactArg : printedArg), 'var_sum'),
           sumSquaresAlias: ctx.derive(wrap('SUM', square), 'var_sq'),
           ...(decimals === undefined ? {} : { decimals }),
         };

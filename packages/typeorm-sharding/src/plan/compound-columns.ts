@@ -22,6 +22,8 @@ import type { SelectNode, SqlNode } from './sql-node.js';
 import { containsAggregate, forEachNode } from './sql-tree.js';
 
 const UNKNOWN: ColumnType = { family: 'unknown', collation: undefined, aggregate: false };
+/** A value written into the statement inside an expression: no family of its own, and no collation a column's would not override. */
+const COERCIBLE: ColumnType = { family: 'value', collation: undefined, aggregate: false };
 
 /** What `item` of `select` holds; `slotOf` maps a slot of the branch to the compound statement's. */
 export function branchColumnOf(expr: SqlNode, select: SelectNode, rules: ShardingRules, dialect: SqlDialect, slotOf: (slot: number) => number | undefined): BranchColumn {
@@ -73,6 +75,9 @@ function mysqlTypeOf(expr: SqlNode, select: SelectNode, rules: ShardingRules): T
   switch (expr.kind) {
     case 'literal':
       return typeof expr.value === 'boolean' ? family('int') : typeof expr.value === 'string' ? family('text', 'connection') : UNKNOWN;
+    case 'slot':
+      // A value (a `?` or a literal): coercible, as the connection's text or a number.
+      return COERCIBLE;
     case 'column': {
       const column = resolveColumn(expr, select, rules);
       const typed = column ? columnFamily(column) : family(`unknown: column "${expr.column}" is no column of an entity`);
@@ -113,7 +118,8 @@ const TEXT_FUNCTIONS = new Set(['CONCAT', 'CONCAT_WS', 'LOWER', 'LCASE', 'UPPER'
  * collation, leave it unknown.
  */
 function derivedCollation(args: readonly Typed[]): string | undefined {
-  // An argument of unknown type (a CASE, a value slot the planner does not type) may be text of any collation.
+  // An argument of unknown type (a CASE, a function the planner does not type) may be text of any
+  // collation; a value written into the statement is coercible and yields to a column's.
   if (args.some((a) => a.family.startsWith('unknown'))) return undefined;
   const texts = args.filter((a) => a.family === 'text');
   if (texts.some((a) => a.collation === undefined)) return undefined;

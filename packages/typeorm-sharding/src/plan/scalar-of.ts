@@ -77,6 +77,9 @@ export function scalarOf(
     switch (n.kind) {
       case 'aggregate':
       case 'column': {
+        // MariaDB reads BIT_AND/OR/XOR's unsigned 64-bit value as signed inside an expression
+        // (`CASE … THEN BIT_XOR(x) ELSE MAX(d) END` answers -5 for 2^64 - 5): only whole items are merged.
+        if (n.kind === 'aggregate' && dialect === 'mysql' && /^BIT_(AND|OR|XOR)$/.test(n.name)) throw new Unsupported(`${n.name}() inside an expression`);
         // MySQL's AVG is SUM / COUNT with DECIMAL division; inside an expression the server goes on
         // with the quotient at its internal precision, not the rounded AVG it would show.
         if (n.kind === 'aggregate' && dialect === 'mysql' && n.name === 'AVG' && n.args.length === 1) {
@@ -115,6 +118,10 @@ export function scalarOf(
       case 'function': {
         if (n.window || !EVALUATED_FUNCTIONS[dialect].has(n.name)) throw new Unsupported(`the function ${n.name}()`);
         if (BRANCHING.has(n.name) || n.name === 'IF') untypedBranches(n.name === 'IF' ? n.args.slice(1) : n.args, `${n.name}()`);
+        // NULLIF, GREATEST and LEAST compare their arguments: text under the server's collation.
+        if ((n.name === 'NULLIF' || n.name === 'GREATEST' || n.name === 'LEAST') && n.args.some(textOnMysql)) {
+          throw new Unsupported(`${n.name}() of text values (its comparison follows the server's collation)`);
+        }
         if (dialect === 'mysql' && n.name === 'ROUND' && n.args[0] && (resolveType(n.args[0]) === 'real' || mayBeDouble(n.args[0]))) {
           throw new Unsupported('ROUND() of a floating-point value (the server rounds doubles its own way)');
         }

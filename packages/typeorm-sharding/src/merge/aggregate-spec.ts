@@ -143,6 +143,9 @@ export interface VarianceAggregate {
    */
   readonly meanAlias?: string;
   readonly varPopAlias?: string;
+  /** DOUBLE arguments: each shard's MIN and MAX (equal everywhere: every value is one, the variance exactly 0). */
+  readonly minAlias?: string;
+  readonly maxAlias?: string;
   /**
    * Decimal places the server shows the result with (MySQL: the argument's scale + 4 for an
    * exact argument, e.g. 1.2472 for integers); undefined: every digit of the double.
@@ -208,7 +211,7 @@ export function derivedColumnsOf(spec: AggregateSpec): readonly string[] {
     case 'AVG_DISTINCT':
       return [spec.valuesAlias, ...(spec.distinctAlias ? [spec.distinctAlias] : [])];
     case 'VARIANCE':
-      return [spec.countAlias, spec.sumAlias, spec.sumSquaresAlias, spec.meanAlias, spec.varPopAlias].filter((c): c is string => c !== undefined);
+      return [spec.countAlias, spec.sumAlias, spec.sumSquaresAlias, spec.meanAlias, spec.varPopAlias, spec.minAlias, spec.maxAlias].filter((c): c is string => c !== undefined);
     case 'GROUP_CONCAT':
       return [spec.valuesAlias, ...(spec.distinctAlias ? [spec.distinctAlias] : []), ...spec.orderBy.map((o) => o.column), ...(spec.countAlias ? [spec.countAlias] : [])];
     case 'COUNT':

@@ -77,12 +77,18 @@ const doubleVariance: AccumulatorFactories<'VARIANCE'>['VARIANCE'] = (spec) => {
   let n = 0;
   let mean = 0;
   let m2 = 0;
+  let min = Infinity;
+  let max = -Infinity;
   return {
     add(row) {
       const count = read(row, spec.countAlias);
       if (isSqlNull(count)) return;
       const nb = Number(count);
       if (nb === 0) return;
+      if (spec.minAlias !== undefined && spec.maxAlias !== undefined) {
+        min = Math.min(min, Number(read(row, spec.minAlias)));
+        max = Math.max(max, Number(read(row, spec.maxAlias)));
+      }
       const meanB = Number(read(row, spec.meanAlias!));
       const m2B = Number(read(row, spec.varPopAlias!)) * nb;
       const total = n + nb;
@@ -93,7 +99,7 @@ const doubleVariance: AccumulatorFactories<'VARIANCE'>['VARIANCE'] = (spec) => {
     },
     result() {
       if (n === 0 || (spec.sample && n === 1)) return null;
-      const value = Math.max(0, m2 / (spec.sample ? n - 1 : n));
+      const value = min === max ? 0 : Math.max(0, m2 / (spec.sample ? n - 1 : n));
       const result = spec.sqrt ? Math.sqrt(value) : value;
       return spec.decimals === undefined ? result : Number(result.toFixed(spec.decimals));
     },

@@ -136,7 +136,16 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
         if (argType.kind !== 'number' || argType.inexact) return { problem: `${name}() of an expression whose SQL type is not known (write it as CAST(… AS DECIMAL / DOUBLE))` };
         const common = { alias, fn: 'VARIANCE', sample: SAMPLE.has(name), sqrt: ROOT.has(name), countAlias: ctx.derive(wrap('COUNT', printedArg), 'var_n') } as const;
         // DOUBLE: each shard's mean and running variance (see VarianceAggregate).
-        if (argType.class === 'real') return { ...common, meanAlias: ctx.derive(wrap('AVG', printedArg), 'var_mean'), varPopAlias: ctx.derive(wrap('VAR_POP', printedArg), 'var_pop') };
+        if (argType.class === 'real') {
+          return {
+            ...common,
+            meanAlias: ctx.derive(wrap('AVG', printedArg), 'var_mean'),
+            varPopAlias: ctx.derive(wrap('VAR_POP', printedArg), 'var_pop'),
+            // Equal values have a variance of exactly 0, which the shards' rounded means would blur.
+            minAlias: ctx.derive(wrap('MIN', printedArg), 'var_min'),
+            maxAlias: ctx.derive(wrap('MAX', printedArg), 'var_max'),
+          };
+        }
         // Exact arguments are squared as DECIMAL (BIGINT squares overflow) and shown with scale + 4 places, as the server does.
         const scale = argType.class === 'int' ? 0 : argType.scale;
         if (scale === undefined) return { problem: `${name}() of a DECIMAL expression of unknown scale` };

@@ -15,7 +15,9 @@ export type LeafResolver = (
 
 /** The evaluator's view of a planner type. */
 export function leafTypeOf(type: ExprType, dialect: SqlDialect): LeafType {
-  if (dialect === 'sqlite') return { class: 'auto' };
+  // SQLite values carry their storage class, but a COUNT the merge computes of no row is a
+  // JavaScript 0 where the shards' integers come as bigints: the typer's INT keeps it an INTEGER.
+  if (dialect === 'sqlite') return type.kind === 'number' && type.class === 'int' && type.inexact !== true ? { class: 'int' } : { class: 'auto' };
   switch (type.kind) {
     case 'number':
       if (type.inexact) return { class: 'number' };

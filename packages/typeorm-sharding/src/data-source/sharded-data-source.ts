@@ -283,7 +283,10 @@ export class ShardedDataSource extends DataSource {
       });
       const logPhysical = physicalQueryLog(() => this.logger, this.shardedOptions.sharding?.logPhysicalQueries ?? false, this.shardedOptions.maxQueryExecutionTime);
       const coalesce = this.dialect === 'mysql' ? settings.coalesce : undefined;
-      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, { ...settings, coalesce, logPhysical, routing: this.routerRuntime?.routing });
+      // TypeORM's MySQL driver turns both on unless told otherwise: mysql2 then returns every BIGINT as text.
+      const mysqlOptions = this.shardedOptions as { supportBigNumbers?: boolean; bigNumberStrings?: boolean };
+      const bigintForm = this.dialect === 'mysql' && mysqlOptions.supportBigNumbers !== false && mysqlOptions.bigNumberStrings !== false ? 'text' : 'number';
+      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, { ...settings, coalesce, logPhysical, routing: this.routerRuntime?.routing, bigintForm });
       const engine = this.engine;
       this.routerRuntime?.router.metrics.readPlanCache(() => engine.planCacheStats);
       Object.assign(this, { isInitialized: true });

@@ -47,6 +47,8 @@ export interface EngineSettings extends RouteSettings {
   readonly logPhysical?: PhysicalQueryLog | undefined;
   /** With the query router: gives each physical statement what the router decides its node on. */
   readonly routing?: StatementRouting | undefined;
+  /** How the driver returns BIGINT values (mysql2 with `supportBigNumbers` and `bigNumberStrings`: text). @default 'number' */
+  readonly bigintForm?: 'text' | 'number';
 }
 
 /** Physical plans of one ShardedDataSource's statements. */
@@ -122,7 +124,7 @@ export class PhysicalPlanner {
     const merged: Extract<PhysicalRead, { kind: 'merged' }> = {
       kind: 'merged',
       statements,
-      merge: bindMerge(plan, p, this.dialect, page),
+      merge: this.settings.bigintForm === 'text' ? { ...bindMerge(plan, p, this.dialect, page), bigintForm: 'text' } : bindMerge(plan, p, this.dialect, page),
       deep: this.dialect === 'mysql' && isDeepPage(page, this.settings.streamThreshold ?? 1000),
       checkOriginal: plan.checkOriginal ? plan : undefined,
     };

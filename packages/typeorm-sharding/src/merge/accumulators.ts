@@ -97,7 +97,7 @@ export type AccumulatorFactories<F extends AggregateFunction = AggregateFunction
 const FACTORIES: AccumulatorFactories = {
   COUNT: (spec) => {
     const sum = new ExactSum();
-    return { add: (row) => sum.add(read(row, spec.alias)), result: () => sum.total() ?? 0 };
+    return { add: (row) => sum.add(read(row, spec.alias)), result: (partial) => sum.total() ?? (partial === '0' ? '0' : 0) };
   },
   SUM: (spec) => {
     const sum = new ExactSum();

@@ -51,6 +51,12 @@ describe('ScalarAggregate', () => {
     expect(await collectRows(createScalarAggregate(fakeInput([]), [{ alias: 'n', fn: 'COUNT' }]))).toEqual([{ n: 0 }]);
   });
 
+  it('gives the counts of no row in the driver\'s BIGINT form (mysql2 with bigNumberStrings: text)', async () => {
+    const counts: readonly AggregateSpec[] = [{ alias: 'n', fn: 'COUNT' }, { alias: 's', fn: 'SUM' }, { alias: 'cd', fn: 'COUNT_DISTINCT', valuesAlias: '__cd_0' }];
+    expect(await collectRows(createScalarAggregate(fakeInput([]), counts, [], 'text'))).toEqual([{ n: '0', s: null, cd: '0' }]);
+    expect(await collectRows(createScalarAggregate(fakeInput([]), counts, ['cd', 'n'], 'text'))).toEqual([{ cd: '0', n: '0', s: null }]);
+  });
+
   it('AVG of zero counted rows is NULL, and follows the sum representation', async () => {
     const avg: readonly AggregateSpec[] = [{ alias: 'a', fn: 'AVG', sumAlias: 's', countAlias: 'c', scaleIncrement: 2 }];
     expect(await aggregate([[{ s: null, c: 0 }]], avg)).toEqual(['a=null']);

@@ -74,7 +74,7 @@ function buildOperators(spec: MergeSpec, inputs: readonly AsyncIterable<Row>[]):
     op = orderBy === undefined ? createConcat(inputs) : unsorted ? createConcat(inputs) : createMergeSort(inputs, orderBy);
     sorted = !unsorted;
   } else if (groupBy.length === 0) {
-    op = createScalarAggregate(createConcat(inputs), aggregates, spec.columns);
+    op = createScalarAggregate(createConcat(inputs), aggregates, spec.columns, spec.bigintForm);
     sorted = true;
   } else if (orderBy !== undefined && !unsorted && groupsStreamFrom(groupBy, orderBy)) {
     // The shards sorted by every key, but keys the merge computes later are not in their rows:

@@ -76,6 +76,11 @@ export interface MergeSpecClauses {
   readonly strip?: readonly string[];
   /** SQLite shards read with safe integers: give TypeORM numbers, as its driver would. */
   readonly integersAsNumbers?: boolean;
+  /**
+   * How the driver returns a BIGINT such as COUNT's (mysql2 with TypeORM's `bigNumberStrings`:
+   * text), for the one row of a global aggregate that no shard sent a row for. @default 'number'
+   */
+  readonly bigintForm?: 'text' | 'number';
   /** Columns to rename last (unaliased items the shards were asked to alias), keeping the column order. */
   readonly rename?: readonly { readonly from: string; readonly to: string }[];
 }

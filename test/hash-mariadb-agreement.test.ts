@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { afterAll, describe, expect, it } from 'vitest';
 import { crc32 } from '../packages/typeorm-sharding/src/algorithms/index.js';
+import { MARIADB } from './support/mariadb.js';
 import { GOLDEN_VECTORS } from '../packages/typeorm-sharding/src/algorithms/golden-vectors.fixture.js';
 
 // The hash is documented as MySQL/MariaDB's CRC32(), so that a row's bucket can be computed
@@ -24,10 +25,7 @@ async function connect(): Promise<{ connection?: Connection; error?: unknown }> 
   try {
     const mysql = requireFromLibrary('mysql2/promise') as MysqlPromise;
     const connection = await mysql.createConnection({
-      host: '127.0.0.1',
-      port: 3306,
-      user: 'root',
-      password: '',
+      ...MARIADB,
       charset: 'utf8mb4_general_ci',
       connectTimeout: 5000,
     });

@@ -1,7 +1,11 @@
 import mysql from 'mysql2/promise';
 
-/** Connection facts of the MariaDB every development and CI machine runs. */
-export const MARIADB = { host: '127.0.0.1', port: 3306, user: 'root', password: '' } as const;
+/**
+ * Connection facts of the MariaDB every development and CI machine runs. `TSH_MARIADB_PORT`
+ * points the tests at another local server (two checkouts testing side by side each use their
+ * own, since test files name their databases).
+ */
+export const MARIADB = { host: '127.0.0.1', port: Number(process.env.TSH_MARIADB_PORT ?? 3306), user: 'root', password: '' } as const;
 
 let reachable: Promise<boolean> | undefined;
 

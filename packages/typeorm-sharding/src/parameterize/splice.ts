@@ -7,8 +7,14 @@ export interface SqlEdit {
   readonly text: string;
 }
 
-function byStart(a: SqlEdit, b: SqlEdit): number {
+function byStart(a: { readonly start: number }, b: { readonly start: number }): number {
   return a.start - b.start;
+}
+
+/** `edits` by their start, ties in their given order (the array itself when it is in order already). */
+export function inStartOrder<T extends { readonly start: number }>(edits: readonly T[]): readonly T[] {
+  for (let i = 1; i < edits.length; i++) if (edits[i]!.start < edits[i - 1]!.start) return edits.slice().sort(byStart);
+  return edits;
 }
 
 /**
@@ -18,13 +24,7 @@ function byStart(a: SqlEdit, b: SqlEdit): number {
 export function spliceSql(sql: string, edits: readonly SqlEdit[]): string {
   const n = edits.length;
   if (n === 0) return sql;
-  let sorted = edits;
-  for (let i = 1; i < n; i++) {
-    if (edits[i]!.start < edits[i - 1]!.start) {
-      sorted = edits.slice().sort(byStart);
-      break;
-    }
-  }
+  const sorted = inStartOrder(edits);
   let out = '';
   let pos = 0;
   for (let i = 0; i < n; i++) {

@@ -5,7 +5,7 @@
  * rest of the statement (other predicates, comments, spacing, parameters) is kept byte for byte.
  */
 import { ShardingInternalError } from '../errors/index.js';
-import { firstParameterFrom, parameterStarts, type ParameterizedSql } from '../parameterize/index.js';
+import { firstParameterFrom, inStartOrder, parameterStarts, type ParameterizedSql } from '../parameterize/index.js';
 
 /**
  * `sql[start, end)` becomes `text` (an empty range inserts). The statement's `?` parameters
@@ -25,9 +25,6 @@ export interface RewrittenText {
   readonly parameters: readonly unknown[];
 }
 
-function byStart(a: SqlToken, b: SqlToken): number {
-  return a.start - b.start;
-}
 
 /**
  * Applies non-overlapping tokens, given in any order, to `p` in one pass. Tokens that share a
@@ -39,13 +36,7 @@ function byStart(a: SqlToken, b: SqlToken): number {
 export function applyTokens(p: ParameterizedSql, tokens: readonly SqlToken[]): RewrittenText {
   const n = tokens.length;
   if (n === 0) return { sql: p.sql, parameters: p.parameters };
-  let sorted = tokens;
-  for (let i = 1; i < n; i++) {
-    if (tokens[i]!.start < tokens[i - 1]!.start) {
-      sorted = tokens.slice().sort(byStart);
-      break;
-    }
-  }
+  const sorted = inStartOrder(tokens);
   let sql = '';
   let at = 0;
   let valued = false;

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { Sharded, ShardKey, UnsupportedShardingError } from '../packages/typeorm-sharding/src/index.js';
-import { sqliteAffinitiesAgree, type Affinity } from '../packages/typeorm-sharding/src/plan/pulled-binding.js';
+import { sqliteAffinitiesAgree, type Affinity } from '../packages/typeorm-sharding/src/plan/subquery/pulled-binding.js';
 import { openFixture, type Fixture } from './support/backends.js';
 
 // SQLite compares `x IN (SELECT y …)` under the type affinities of x and y, but a list of values

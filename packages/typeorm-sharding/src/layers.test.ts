@@ -102,7 +102,7 @@ describe('layers', () => {
 
   it('reads every import of a file, type-only ones marked', () => {
     const edges = importsOf(join(SRC, 'engine', 'physical-planner.ts'));
-    expect(edges.some((e) => e.target === 'plan/bind-merge.ts' && !e.typeOnly)).toBe(true);
+    expect(edges.some((e) => e.target === 'plan/select/bind-merge.ts' && !e.typeOnly)).toBe(true);
     expect(edges.some((e) => e.target === 'data-source/options.ts' && e.typeOnly)).toBe(true);
   });
 
@@ -110,14 +110,14 @@ describe('layers', () => {
     ['plan/analyze.ts', 'session/shard-session.ts', true],
     ['route/evaluate-condition.ts', 'merge/index.ts', false],
     ['rules/table-rule.ts', 'plan/plan.ts', true],
-    ['plan/select-merge.ts', 'merge/index.ts', false],
+    ['plan/select/select-merge.ts', 'merge/index.ts', false],
     ['execute/executor.ts', 'engine/sharding-engine.ts', true],
   ] as const)('refuses %s importing %s (type only: %s)', (file, target, typeOnly) => {
     expect(problemOf({ file, target, typeOnly })).toMatch(/imports/);
   });
 
   it.each([
-    ['plan/select-merge.ts', 'merge/index.ts'],
+    ['plan/select/select-merge.ts', 'merge/index.ts'],
     ['log/physical-query-log.ts', 'data-source/options.ts'],
   ] as const)('allows the type-only exception %s → %s', (file, target) => {
     expect(problemOf({ file, target, typeOnly: true })).toBeUndefined();

@@ -7,9 +7,9 @@ import { ShardingInternalError } from '../errors/index.js';
 import { canonicalRowKey, combineBranches, createRowComparator, type GroupKey, type Row, type SortKey } from '../merge/index.js';
 import type { Collation } from '../values/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
-import type { ResolvedColumn } from '../plan/compound-columns.js';
-import type { CompoundPlan } from '../plan/compound-plan.js';
-import { pageOf, paginationOf } from '../plan/pagination.js';
+import type { ResolvedColumn } from '../plan/compound/compound-columns.js';
+import type { CompoundPlan } from '../plan/compound/compound-plan.js';
+import { pageOf, paginationOf } from '../plan/select/pagination.js';
 
 /** Alias of the comparison key of result column i in a branch's physical statements. */
 export const KEY_PREFIX = '__shard_union_key_';

@@ -5,7 +5,7 @@
  */
 import type { MergeSpec } from '../merge/index.js';
 import type { ParameterizedSql } from '../parameterize/index.js';
-import type { CompoundPlan } from '../plan/compound-plan.js';
+import type { CompoundPlan } from '../plan/compound/compound-plan.js';
 import type { PulledSubqueriesPlan, SelectPlan, WhereExistsPlan } from '../plan/plan.js';
 import type { TransactionControl } from '../plan/transaction-control.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';

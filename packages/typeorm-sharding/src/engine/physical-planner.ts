@@ -1,7 +1,7 @@
 /**
  * From a cached plan and one statement's values to its physical plan: route, rewrite, bind the
  * merge, coalesce per server. Each decision is its stage's (`route/`, `rewrite/`,
- * `plan/pagination.ts`, `plan/bind-merge.ts`); this file only hands their outputs on.
+ * `plan/select/pagination.ts`, `plan/select/bind-merge.ts`); this file only hands their outputs on.
  */
 import type PQueue from 'p-queue';
 import type { PhysicalQueryEvent } from '../data-source/options.js';
@@ -10,8 +10,8 @@ import type { StatementRouting } from '../execute/routing/statement-routing.js';
 import type { PhysicalQueryLog } from '../log/physical-query-log.js';
 import { inputOrderOf } from '../merge/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
-import { bindMerge } from '../plan/bind-merge.js';
-import { isDeepPage, paginationOf, rowsPerInput, type Pagination } from '../plan/pagination.js';
+import { bindMerge } from '../plan/select/bind-merge.js';
+import { isDeepPage, paginationOf, rowsPerInput, type Pagination } from '../plan/select/pagination.js';
 import type { InsertPlan, Plan, SelectPlan, WritePlan } from '../plan/plan.js';
 import { coalesceRead } from '../rewrite/coalesce-read.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UnsupportedShardingError } from '../errors/index.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { PulledSubquery } from '../plan/plan.js';
-import type { MysqlValueType, ValueBinding } from '../plan/pulled-binding.js';
+import type { MysqlValueType, ValueBinding } from '../plan/subquery/pulled-binding.js';
 import { replacementOf } from './pulled-values.js';
 
 const sqlite: ValueBinding = { dialect: 'sqlite' };

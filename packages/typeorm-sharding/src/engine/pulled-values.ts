@@ -1,7 +1,7 @@
 /**
  * The text that takes the place of a subquery once its values are known: `(v1, v2, …)` for
  * `x IN (SELECT …)`, one value for a scalar subquery, each written as `binding` says (see
- * `plan/pulled-binding.ts`). SQL's answers for the edge cases are kept as the database gives
+ * `plan/subquery/pulled-binding.ts`). SQL's answers for the edge cases are kept as the database gives
  * them: an empty list is an always-empty subquery (`x IN` it is false and `x NOT IN` it true,
  * even for a NULL `x`), NULLs stay in the list (`x NOT IN (1, NULL)` is never true), a scalar
  * subquery without a row is NULL, and one with several rows is what the database does with it.
@@ -9,7 +9,7 @@
 import { UnsupportedShardingError } from '../errors/index.js';
 import type { SqlDialect, ValueSlot } from '../parameterize/index.js';
 import type { PulledSubquery } from '../plan/plan.js';
-import type { MysqlValueType, ValueBinding } from '../plan/pulled-binding.js';
+import type { MysqlValueType, ValueBinding } from '../plan/subquery/pulled-binding.js';
 
 /** Text and parameters that replace `(SELECT …)`, parentheses included. */
 export interface Replacement {

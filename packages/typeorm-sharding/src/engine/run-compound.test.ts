@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UnsupportedShardingError } from '../errors/index.js';
-import { mysqlWeightKey } from '../plan/column-order.js';
+import { mysqlWeightKey } from '../plan/typing/column-order.js';
 import { fakeEngine } from './testing/fake-engine.js';
 
 // The physical statements of compound SELECTs (explain() runs the same preparation as a query,

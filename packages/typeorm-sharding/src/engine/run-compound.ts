@@ -1,5 +1,5 @@
 /**
- * Runs a compound SELECT (`plan/compound-plan.ts`): each SELECT as a logical statement of its
+ * Runs a compound SELECT (`plan/compound/compound-plan.ts`): each SELECT as a logical statement of its
  * own through the engine (routed, pruned and merged on its own), then the branches' rows
  * combined as one database would: the set operators, the compound's ORDER BY, its LIMIT, and
  * the first SELECT's column names.
@@ -12,13 +12,13 @@ import type { QueryResult } from 'typeorm';
 import { ShardingInternalError, UnsupportedShardingError } from '../errors/index.js';
 import { buildMerge, collectRows, type Row } from '../merge/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
-import { COMPOUND_COLUMN_PREFIX } from '../plan/analyze-compound.js';
-import { resolveCompoundColumns, type ResolvedColumn } from '../plan/compound-columns.js';
-import { selectItemsOf, type ItemText } from '../plan/compound-items.js';
-import { checkIntersectNames, resultNames } from '../plan/compound-names.js';
-import type { CompoundBranch, CompoundPlan } from '../plan/compound-plan.js';
-import { branchStatement, splitCompound } from '../plan/compound-text.js';
-import { quoteIdentifier } from '../plan/print-sql.js';
+import { COMPOUND_COLUMN_PREFIX } from '../plan/compound/analyze-compound.js';
+import { resolveCompoundColumns, type ResolvedColumn } from '../plan/compound/compound-columns.js';
+import { selectItemsOf, type ItemText } from '../plan/compound/compound-items.js';
+import { checkIntersectNames, resultNames } from '../plan/compound/compound-names.js';
+import type { CompoundBranch, CompoundPlan } from '../plan/compound/compound-plan.js';
+import { branchStatement, splitCompound } from '../plan/compound/compound-text.js';
+import { quoteIdentifier } from '../plan/nodes/print-sql.js';
 import { appendSelectColumns, type AddedColumn } from '../rewrite/append-select-columns.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';

@@ -1,6 +1,6 @@
 /**
  * Runs a statement whose subqueries run first (Vitess's pulled-out subquery, planned in
- * `plan/pulled-subquery.ts`): each subquery's text is run as a logical statement of its own on
+ * `plan/subquery/pulled-subquery.ts`): each subquery's text is run as a logical statement of its own on
  * the same session (inside a transaction: on the same connections), its values replace it in
  * the original text, and the new text runs as a logical statement again, so that values of a
  * shard key prune it. The original text is spliced, never regenerated; the subquery's own `?`
@@ -13,7 +13,7 @@ import type { QueryResult } from 'typeorm';
 import { ShardingInternalError } from '../errors/index.js';
 import { spliceSql, type ParameterizedSql, type SqlDialect, type SqlEdit } from '../parameterize/index.js';
 import type { PulledSubqueriesPlan } from '../plan/plan.js';
-import { subquerySpans, type SubquerySpan } from '../plan/subquery-spans.js';
+import { subquerySpans, type SubquerySpan } from '../plan/subquery/subquery-spans.js';
 import { checkPartnerSlots, MORE_THAN_ONE_ROW, replacementOf } from './pulled-values.js';
 import type { ExplainedStatement } from './sharding-engine.js';
 

@@ -1,5 +1,5 @@
 import type { SqlDialect } from '../parameterize/index.js';
-import type { SchemaObjectKind } from '../plan/ddl-target.js';
+import type { SchemaObjectKind } from '../plan/ddl/ddl-target.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import { schemaObjectProbe } from '../route/schema-object-probe.js';
 import type { ShardSession } from '../session/shard-session.js';

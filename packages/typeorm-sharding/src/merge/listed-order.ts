@@ -2,7 +2,7 @@ import { canonicalValueKey } from './canonical-key.js';
 import { parseDecimal } from '../values/decimal.js';
 import type { MergeOperator, Row } from './row.js';
 
-/** Rows put in the order a WHERE listed their key values (see `plan/mention-order.ts`). */
+/** Rows put in the order a WHERE listed their key values (see `plan/routing/mention-order.ts`). */
 export interface ListedOrderOperator extends MergeOperator {
   readonly kind: 'listed-order';
   readonly columns: readonly string[];

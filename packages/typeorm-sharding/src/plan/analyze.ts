@@ -1,16 +1,16 @@
 import { UnreadableStatementError, UnsupportedShardingError } from '../errors/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
-import { parseStatement, type ParserSyntaxError } from './from-parser.js';
-import { analyzeCompound } from './analyze-compound.js';
-import { analyzeDdl, analyzePragma } from './analyze-ddl.js';
-import { analyzeInsert } from './analyze-insert.js';
-import { analyzeSelect } from './analyze-select.js';
-import { analyzeWrite } from './analyze-write.js';
+import { parseStatement, type ParserSyntaxError } from './nodes/from-parser.js';
+import { analyzeCompound } from './compound/analyze-compound.js';
+import { analyzeDdl, analyzePragma } from './ddl/analyze-ddl.js';
+import { analyzeInsert } from './write/analyze-insert.js';
+import { analyzeSelect } from './select/analyze-select.js';
+import { analyzeWrite } from './write/analyze-write.js';
 import type { Plan } from './plan.js';
-import { pulledInsertPlan, pulledSubqueryPlan } from './pulled-subquery.js';
+import { pulledInsertPlan, pulledSubqueryPlan } from './subquery/pulled-subquery.js';
 import { transactionControlOf } from './transaction-control.js';
-import { mentionsDistributedTable, quotedIdentifiersOf } from './table-refs.js';
+import { mentionsDistributedTable, quotedIdentifiersOf } from './nodes/table-refs.js';
 
 const DDL_VERBS = new Set(['CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'COMMENT', 'OPTIMIZE', 'ANALYZE']);
 

@@ -7,11 +7,11 @@ import type { TableDistribution } from '../rules/table-rule.js';
 import type { TransactionControl } from './transaction-control.js';
 import type { MergeSpec } from '../merge/index.js';
 import type { CompiledExpression } from '../values/evaluate/compile.js';
-import type { PrintedSql } from './print-sql.js';
-import type { PlannedComputation, SelectMergePlan } from './select-merge.js';
-import type { SchemaObjectKind } from './ddl-target.js';
-import type { ValueBinding } from './pulled-binding.js';
-import type { CompoundPlan } from './compound-plan.js';
+import type { PrintedSql } from './nodes/print-sql.js';
+import type { PlannedComputation, SelectMergePlan } from './select/select-merge.js';
+import type { SchemaObjectKind } from './ddl/ddl-target.js';
+import type { ValueBinding } from './subquery/pulled-binding.js';
+import type { CompoundPlan } from './compound/compound-plan.js';
 
 /** Where a table's rows live (defined with the rules that decide it). */
 export type { TableDistribution };

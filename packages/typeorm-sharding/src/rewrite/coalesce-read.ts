@@ -14,7 +14,7 @@ export interface MergeInputs {
   readonly order: readonly { readonly column: string; readonly direction: 'ASC' | 'DESC'; readonly type?: string }[] | undefined;
   /** The merge only concatenates its inputs (no ORDER BY, no grouping). */
   readonly concatenates: boolean;
-  /** Rows each input must send for the page (see `plan/pagination.ts`); undefined: all of them. */
+  /** Rows each input must send for the page (see `plan/select/pagination.ts`); undefined: all of them. */
   readonly rowsPerInput: bigint | undefined;
 }
 

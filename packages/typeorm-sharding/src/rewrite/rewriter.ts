@@ -8,9 +8,9 @@
  * applies them.
  */
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
-import type { Pagination } from '../plan/pagination.js';
+import type { Pagination } from '../plan/select/pagination.js';
 import type { DerivedColumn, LimitPlan } from '../plan/plan.js';
-import type { PrintedSql } from '../plan/print-sql.js';
+import type { PrintedSql } from '../plan/nodes/print-sql.js';
 import type { RouteUnit } from '../route/index.js';
 import type { PhysicalStatement } from './physical-statement.js';
 import { applyTokens, type SqlToken } from './sql-token.js';
@@ -37,7 +37,7 @@ export interface RewriteContext {
   readonly dialect: SqlDialect;
   /** True when several physical statements run: the row count and derived columns are then needed. */
   readonly scatter: boolean;
-  /** The statement's LIMIT slots and its page (see `plan/pagination.ts`); undefined without LIMIT. */
+  /** The statement's LIMIT slots and its page (see `plan/select/pagination.ts`); undefined without LIMIT. */
   readonly limit: LimitPlan | undefined;
   readonly page: Pagination | undefined;
   /** Remove the outer HAVING: groups span shards and the merge evaluates it on whole groups. */

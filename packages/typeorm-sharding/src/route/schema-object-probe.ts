@@ -1,5 +1,5 @@
 import type { SqlDialect } from '../parameterize/index.js';
-import type { SchemaObjectKind } from '../plan/ddl-target.js';
+import type { SchemaObjectKind } from '../plan/ddl/ddl-target.js';
 
 /**
  * The read that tells whether one shard holds a schema object (index, trigger, view) by

@@ -18,7 +18,7 @@ import { MergeValueError, showValue } from './value-error.js';
  * The keys are compared as their weights padded with the pad weight to infinity (byte-wise
  * when n = 0). Because trailing pad weights are removed, two keys are equal exactly when
  * their bytes are, so the key also serves GROUP BY / DISTINCT equality. The plan builds
- * the key in SQL (`plan/column-order.ts`); verified on MariaDB 10.11 against ORDER BY,
+ * the key in SQL (`plan/typing/column-order.ts`); verified on MariaDB 10.11 against ORDER BY,
  * GROUP BY and MIN/MAX for general_ci, unicode_ci, unicode_520_ci, bin, nopad_bin,
  * general_nopad_ci, latin1 and TEXT columns.
  */

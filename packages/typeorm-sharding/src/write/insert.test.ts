@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parameterize, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
 import { fakeRules } from '../plan/testing/fake-rules.js';
-import { insertHeadOf } from '../plan/insert-head.js';
+import { insertHeadOf } from '../plan/write/insert-head.js';
 import { insertRowsOf } from './insert-rows.js';
 import { unitStatement } from '../rewrite/rewriter.js';
 import { insertRowTokens } from './rewrite-insert.js';

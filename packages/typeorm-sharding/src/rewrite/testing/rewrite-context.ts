@@ -1,7 +1,7 @@
 import type { ParameterizedSql, SqlDialect } from '../../parameterize/index.js';
 import type { SelectPlan, WritePlan } from '../../plan/plan.js';
 import type { RewriteContext } from '../rewriter.js';
-import { paginationOf } from '../../plan/pagination.js';
+import { paginationOf } from '../../plan/select/pagination.js';
 
 /** The rewrite context the engine builds for a routed plan (kept in one place for the tests). */
 export function rewriteContextOf(plan: SelectPlan | WritePlan, p: ParameterizedSql, dialect: SqlDialect, scatter: boolean): RewriteContext {

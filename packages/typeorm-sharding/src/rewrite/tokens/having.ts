@@ -1,5 +1,5 @@
 import type { ParameterizedSql, SqlDialect } from '../../parameterize/index.js';
-import type { PrintedSql } from '../../plan/print-sql.js';
+import type { PrintedSql } from '../../plan/nodes/print-sql.js';
 import type { SqlToken } from '../sql-token.js';
 import type { TopLevelClauses } from '../top-level-clauses.js';
 import { withSlots } from './planner-text.js';

@@ -1,6 +1,6 @@
 import { ShardingInternalError } from '../../errors/index.js';
 import type { ParameterizedSql, SqlDialect } from '../../parameterize/index.js';
-import { selectItemSpans } from '../../plan/select-item-names.js';
+import { selectItemSpans } from '../../plan/select/select-item-names.js';
 import type { SqlToken } from '../sql-token.js';
 import { aliasText } from './planner-text.js';
 

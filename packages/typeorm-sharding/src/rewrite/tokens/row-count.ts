@@ -1,5 +1,5 @@
 import type { ParameterizedSql, SqlDialect, ValueSlot } from '../../parameterize/index.js';
-import { shardRowCount, type Pagination } from '../../plan/pagination.js';
+import { shardRowCount, type Pagination } from '../../plan/select/pagination.js';
 import type { LimitPlan } from '../../plan/plan.js';
 import type { SqlToken } from '../sql-token.js';
 

@@ -1,0 +1,56 @@
+import type { KeyCondition } from '../plan.js';
+import type { SqlNode } from '../nodes/sql-node.js';
+
+/** Decides whether a column reference is the shard key of the routing table (or of a table bound to it). */
+export type IsKeyColumn = (node: SqlNode) => boolean;
+
+const ANY: KeyCondition = { kind: 'any' };
+
+/**
+ * Turns a WHERE expression into the key condition it implies. Anything not understood
+ * becomes `any` (every shard): that is always safe, only slower. `prunable` collects the
+ * IN lists that sit under ANDs only.
+ */
+export function keyConditionOf(where: SqlNode | undefined, isKey: IsKeyColumn, prunable: number[]): KeyCondition {
+  return where ? visit(where, isKey, prunable, true) : ANY;
+}
+
+function visit(node: SqlNode, isKey: IsKeyColumn, prunable: number[], andOnly: boolean): KeyCondition {
+  if (node.kind !== 'binary') return ANY;
+  switch (node.op) {
+    case 'AND': {
+      const terms = [visit(node.left, isKey, prunable, andOnly), visit(node.right, isKey, prunable, andOnly)];
+      const useful = terms.filter((t) => t.kind !== 'any');
+      if (useful.length === 0) return ANY;
+      return useful.length === 1 ? useful[0]! : { kind: 'and', terms: useful };
+    }
+    case 'OR': {
+      const terms = [visit(node.left, isKey, prunable, false), visit(node.right, isKey, prunable, false)];
+      // One side unrestricted makes the whole OR unrestricted.
+      if (terms.some((t) => t.kind === 'any')) return ANY;
+      return { kind: 'or', terms };
+    }
+    case '=': {
+      const { left, right } = node;
+      if (left.kind === 'slot' && right.kind === 'slot') return { kind: 'const-equal', left: left.slot, right: right.slot };
+      if (isKey(left) && right.kind === 'slot') return { kind: 'values', refs: [{ kind: 'slot', slot: right.slot }] };
+      if (isKey(right) && left.kind === 'slot') return { kind: 'values', refs: [{ kind: 'slot', slot: left.slot }] };
+      return ANY;
+    }
+    case 'IN': {
+      if (!isKey(node.left)) return ANY;
+      const right = node.right;
+      if (right.kind === 'in-list') {
+        if (andOnly) prunable.push(right.list);
+        return { kind: 'values', refs: [{ kind: 'in-list', list: right.list }] };
+      }
+      // `key IN (:p0, :p1)` written with expressions that are not plain values stays unrestricted.
+      if (right.kind === 'list' && right.items.length > 0 && right.items.every((i) => i.kind === 'slot')) {
+        return { kind: 'values', refs: right.items.map((i) => ({ kind: 'slot', slot: (i as { slot: number }).slot })) };
+      }
+      return ANY;
+    }
+    default:
+      return ANY;
+  }
+}

@@ -1,0 +1,93 @@
+import { UnsupportedShardingError } from '../../errors/index.js';
+import type { ShardingRules } from '../../rules/index.js';
+import { repeatedRowsProblem } from './repeated-rows.js';
+import type { SqlDialect } from '../../parameterize/index.js';
+import { bindShardedTables, safeSelectsOf } from '../routing/binding.js';
+import { keyConditionOf } from '../routing/key-condition.js';
+import type { Plan } from '../plan.js';
+import { innerSelectProblem, limitOf } from './select-clauses.js';
+import { planSelectMerge } from './select-merge.js';
+import type { SelectNode, SqlNode } from '../nodes/sql-node.js';
+import { aggregatesOf, allSelectsOf, someNode } from '../nodes/sql-tree.js';
+import { tableRefsOf } from '../nodes/table-refs.js';
+
+/** Plans a SELECT whose text names at least one sharded or broadcast table. */
+export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: SqlDialect, sql: string): Plan {
+  const refs = tableRefsOf(ast, rules);
+  const sharded = refs.filter((r) => r.rule?.distribution === 'sharded');
+  if (sharded.length === 0) return { kind: 'default-shard', reason: 'no sharded table' };
+  const unsharded = refs.filter((r) => (r.rule?.distribution ?? 'unsharded') === 'unsharded');
+  if (unsharded.length > 0) {
+    const other = unsharded[0]!;
+    const where = other.rule
+      ? `unsharded table "${other.name}", which lives only on the default shard; such a join cannot be answered per shard. Query them separately, or make "${other.name}" @Broadcast().`
+      : `table "${other.name}", which is no entity of this ShardedDataSource (such tables are taken to live on the default shard only); check its name, or declare it as an entity (@Broadcast() for a copy on every shard).`;
+    throw new UnsupportedShardingError(`The query reads sharded table "${sharded[0]!.name}" together with ${where}`, { sql });
+  }
+  const primary = sharded[0]!;
+  const tables = (r: (typeof sharded)[number]) => r.rule!.shardKey!.layout?.count ?? 1;
+  const otherLayout = sharded.find((r) => tables(r) !== tables(primary));
+  if (otherLayout) {
+    throw new UnsupportedShardingError(
+      `The query reads "${primary.name}" (${tables(primary)} table${tables(primary) > 1 ? 's' : ''} per shard) together with "${otherLayout.name}" (${tables(otherLayout)} table${tables(otherLayout) > 1 ? 's' : ''} per shard): ` +
+        'rows of tables with different table layouts do not pair up table by table. Give co-located tables the same @Sharded({ tables }), or query them separately.',
+      { sql },
+    );
+  }
+  const safe = safeSelectsOf(ast);
+  const hidden = sharded.find((r) => !safe.has(r.home));
+  if (hidden) {
+    throw new UnsupportedShardingError(
+      `Sharded table "${hidden.name}" is read in a subquery whose result depends on every shard at once (only FROM subqueries and EXISTS under AND are evaluated per shard). ` +
+        'Uncorrelated `x IN (SELECT …)` and scalar `(SELECT …)` subqueries are run first across the shards: rewrite it as one of those (`NOT EXISTS (…)` as `x NOT IN (SELECT …)`), or as a join on the shard keys.',
+      { sql },
+    );
+  }
+  const keyAliases = bindShardedTables(ast, sharded, sql, rules);
+
+  const home = primary.home;
+  const homeTables = home.from;
+  const isKey = (node: SqlNode): boolean => {
+    if (node.kind !== 'column') return false;
+    if (node.table === undefined) {
+      const only = homeTables.length === 1 ? sharded.find((s) => s.home === home) : undefined;
+      return only !== undefined && node.column.toLowerCase() === only.rule!.shardKey!.columnName.toLowerCase();
+    }
+    const key = keyAliases.get(node.table);
+    return key !== undefined && key.toLowerCase() === node.column.toLowerCase();
+  };
+  const prunableLists: number[] = [];
+  const condition = keyConditionOf(home.where, isKey, prunableLists);
+
+  const merge = planSelectMerge({ select: ast, rules, dialect, keyAliases });
+  const innerProblem = innerSelectProblem(ast) ?? repeatedRowsProblem(ast, rules);
+  const unmergeable = merge.unmergeable ?? innerProblem;
+  return {
+    kind: 'select',
+    table: primary.name,
+    condition,
+    prunableLists,
+    limit: limitOf(ast),
+    pushLimit: merge.pushLimit,
+    merge: unmergeable ? undefined : merge.merge,
+    having: merge.having,
+    computed: merge.computed,
+    cutHaving: merge.cutHaving,
+    shardHaving: merge.shardHaving,
+    checkOriginal: merge.checkOriginal,
+    unionSafe: merge.unionSafe,
+    derivedColumns: merge.derivedColumns,
+    extraGroupBy: merge.extraGroupBy,
+    itemAliases: merge.itemAliases,
+    exactIntegers: merge.exactIntegers,
+    listedOrder: merge.listedOrder,
+    tableReferences: namedByTablesText(ast) ? undefined : refs.length,
+    globalAggregate: ast.groupBy.length === 0 && ast.items.some((i) => aggregatesOf(i.expr).length > 0),
+    unmergeable,
+  };
+}
+
+/** True when some select list (at any depth) has an unaliased item holding a subquery: its column is named by text that names tables. */
+function namedByTablesText(ast: SelectNode): boolean {
+  return allSelectsOf(ast).some((select) => select.items.some((item) => item.alias === undefined && someNode(item.expr, (n) => n.kind === 'subquery')));
+}

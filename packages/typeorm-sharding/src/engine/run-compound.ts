@@ -9,16 +9,13 @@
  * collation, exact dates), so that duplicates and order are decided by the database's rules.
  */
 import type { QueryResult } from 'typeorm';
-import { ShardingInternalError, UnsupportedShardingError } from '../errors/index.js';
+import { UnsupportedShardingError } from '../errors/index.js';
 import { buildMerge, collectRows, type Row } from '../merge/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
-import { COMPOUND_COLUMN_PREFIX } from '../plan/compound/analyze-compound.js';
+import { bindCompound, type BoundBranch, type WrittenBranch } from '../plan/compound/bind-compound.js';
 import { resolveCompoundColumns, type ResolvedColumn } from '../plan/compound/compound-columns.js';
-import { selectItemsOf, type ItemText } from '../plan/compound/compound-items.js';
 import { checkIntersectNames, resultNames } from '../plan/compound/compound-names.js';
-import type { CompoundBranch, CompoundPlan } from '../plan/compound/compound-plan.js';
-import { branchStatement, splitCompound } from '../plan/compound/compound-text.js';
-import { quoteIdentifier } from '../plan/nodes/print-sql.js';
+import type { CompoundPlan } from '../plan/compound/compound-plan.js';
 import { appendSelectColumns, type AddedColumn } from '../rewrite/append-select-columns.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardSession } from '../session/shard-session.js';
@@ -53,7 +50,7 @@ type CompoundWork =
 
 /** Runs the compound statement `p` planned as `plan`. */
 export async function runCompound(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost, session: ShardSession): Promise<QueryResult> {
-  const texts = branchTexts(plan, p, host.dialect);
+  const texts = bindCompound(plan, p, host.dialect);
   const resolved: { sql: string; parameters: unknown[] }[] = [];
   for (const { named } of texts) resolved.push(await host.withSubqueryValues(named.sql, named.parameters, session));
   const work = prepare(
@@ -79,7 +76,7 @@ export function explainCompound(plan: CompoundPlan, p: ParameterizedSql, host: C
     plan,
     p,
     host,
-    branchTexts(plan, p, host.dialect).map((t) => ({ ...t, work: host.branch(t.named.sql, t.named.parameters) })),
+    bindCompound(plan, p, host.dialect).map((t) => ({ ...t, work: host.branch(t.named.sql, t.named.parameters) })),
   );
   return work.kind === 'one-shard' ? [work.statement] : work.branches.flatMap((b) => statementsOf(b.read));
 }
@@ -96,37 +93,13 @@ async function branchRows(read: PhysicalRead, results: readonly Row[][]): Promis
   }
 }
 
-interface NamedBranch {
-  readonly branch: CompoundBranch;
-  readonly own: BranchText;
-  /** The branch with every item aliased, as it runs. */
-  readonly named: { sql: string; parameters: unknown[] };
-}
-
-function splitAsPlanned(plan: CompoundPlan, p: ParameterizedSql, dialect: SqlDialect): NonNullable<ReturnType<typeof splitCompound>> {
-  const text = splitCompound(p.sql, dialect);
-  if (!text || text.problem !== undefined || text.branches.length !== plan.branches.length) {
-    throw new ShardingInternalError('a compound SELECT no longer splits as it was planned', { stage: 'route', sql: p.sql });
-  }
-  return text;
-}
-
-function branchTexts(plan: CompoundPlan, p: ParameterizedSql, dialect: SqlDialect): NamedBranch[] {
-  const text = splitAsPlanned(plan, p, dialect);
-  return plan.branches.map((branch, b) => {
-    const own = branchText(branchStatement(p.sql, p.parameters, text.branches[b]!), branch, dialect);
-    return { branch, own, named: nameItems(own, branch, dialect) };
-  });
-}
-
-function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost, branches: readonly (NamedBranch & { readonly work: PhysicalRead })[]): CompoundWork {
+function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost, branches: readonly (BoundBranch & { readonly work: PhysicalRead })[]): CompoundWork {
   const { dialect } = host;
-  const text = splitAsPlanned(plan, p, dialect);
   // Provably exact as it is: every SELECT runs unchanged on one and the same shard.
   const shards = new Set(branches.map(({ named, work }) => (work.kind === 'one' && work.statement.sql === named.sql ? work.statement.shard : -1)));
   if (shards.size === 1 && !shards.has(-1)) return { kind: 'one-shard', statement: { shard: [...shards][0]!, sql: p.sql, parameters: p.parameters } };
 
-  if (dialect === 'mysql') checkIntersectNames(plan, p, text);
+  if (dialect === 'mysql') checkIntersectNames(plan, p);
   const columns = resolveCompoundColumns(plan, p, dialect);
   const removesDuplicates = plan.operators.some((o) => o.op !== 'UNION' || !o.all);
   const compared = columns.map((_, i) => removesDuplicates || plan.orderBy.some((o) => o.position === i));
@@ -153,41 +126,11 @@ function prepare(plan: CompoundPlan, p: ParameterizedSql, host: CompoundHost, br
     }
     return { read: withStatements(work, (s) => appendSelectColumns(s, keys, dialect)), names: branch.names };
   });
-  return { kind: 'branches', branches: prepared, columns, keyed, names: resultNames(plan, p, text, dialect) };
-}
-
-/** A branch's statement as written, and where its select items are. */
-interface BranchText {
-  readonly sql: string;
-  readonly parameters: unknown[];
-  readonly items: readonly ItemText[];
-}
-
-/** The branch as written, with the spans of its select items (found when first asked for). */
-function branchText(statement: { sql: string; parameters: unknown[] }, branch: CompoundBranch, dialect: SqlDialect): BranchText {
-  let items: readonly ItemText[] | undefined;
-  return {
-    ...statement,
-    get items() {
-      return (items ??= selectItemsOf(statement.sql, dialect, branch.names.map((_, i) => !branch.unaliased.includes(i))));
-    },
-  };
-}
-
-/** The branch with an alias on every item written without one (`__shard_c<i>`), so that every branch's rows name its columns alike. */
-function nameItems(own: BranchText, branch: CompoundBranch, dialect: SqlDialect): { sql: string; parameters: unknown[] } {
-  if (branch.unaliased.length === 0) return own;
-  let sql = own.sql;
-  // From the last item back, so that earlier offsets stay valid.
-  for (const i of [...branch.unaliased].reverse()) {
-    const end = own.items[i]!.end;
-    sql = `${sql.slice(0, end)} AS ${quoteIdentifier(`${COMPOUND_COLUMN_PREFIX}${i}`, dialect)}${sql.slice(end)}`;
-  }
-  return { sql, parameters: own.parameters };
+  return { kind: 'branches', branches: prepared, columns, keyed, names: resultNames(plan, p, dialect) };
 }
 
 /** The key columns a branch selects for the compared columns that need one: the key SQL over the item's own expression text. */
-function keyColumns(own: BranchText, columns: readonly ResolvedColumn[], keyed: readonly boolean[]): AddedColumn[] {
+function keyColumns(own: WrittenBranch, columns: readonly ResolvedColumn[], keyed: readonly boolean[]): AddedColumn[] {
   if (!keyed.includes(true)) return [];
   return columns.flatMap((column, i) => {
     if (!keyed[i]) return [];

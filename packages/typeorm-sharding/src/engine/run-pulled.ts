@@ -13,7 +13,7 @@ import type { QueryResult } from 'typeorm';
 import { ShardingInternalError } from '../errors/index.js';
 import { spliceSql, type ParameterizedSql, type SqlDialect, type SqlEdit } from '../parameterize/index.js';
 import type { PulledSubqueriesPlan } from '../plan/plan.js';
-import { subquerySpans, type SubquerySpan } from '../plan/subquery/subquery-spans.js';
+import { subquerySpansOf, type SubquerySpan } from '../plan/subquery/subquery-spans.js';
 import { checkPartnerSlots, MORE_THAN_ONE_ROW, replacementOf } from './pulled-values.js';
 import type { ExplainedStatement } from './sharding-engine.js';
 
@@ -83,7 +83,7 @@ export function explainPulled(
 }
 
 function spansOf(plan: PulledSubqueriesPlan, p: ParameterizedSql, dialect: SqlDialect): SubquerySpan[] {
-  const spans = subquerySpans(p.sql, dialect);
+  const spans = subquerySpansOf(p, dialect);
   return plan.subqueries.map((s) => {
     const span = spans[s.ordinal];
     // The plan was made for this statement's shape, whose parenthesised SELECTs are the same.

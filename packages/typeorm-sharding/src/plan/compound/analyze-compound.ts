@@ -8,7 +8,8 @@ import { parameterize, type ParameterizedSql, type SqlDialect } from '../../para
 import type { ShardingRules } from '../../rules/index.js';
 import { branchColumnOf } from './compound-columns.js';
 import type { CompoundBranch, CompoundOrderKey } from './compound-plan.js';
-import { branchStatement, splitCompound, type CompoundText } from './compound-text.js';
+import { compoundTextOf } from './bind-compound.js';
+import { branchStatement, type CompoundText } from './compound-text.js';
 import { parseStatement, type ParserSyntaxError } from '../nodes/from-parser.js';
 import type { LimitPlan, Plan } from '../plan.js';
 import { resolveColumn } from '../nodes/resolve-column.js';
@@ -27,7 +28,7 @@ export const COMPOUND_COLUMN_PREFIX = '__shard_c';
  * @throws UnsupportedShardingError for a compound that cannot be answered exactly branch by branch.
  */
 export function analyzeCompound(p: ParameterizedSql, rules: ShardingRules, dialect: SqlDialect, analyzeBranch: (branch: ParameterizedSql) => Plan): Plan | undefined {
-  const text = splitCompound(p.sql, dialect);
+  const text = compoundTextOf(p, dialect);
   if (!text) return undefined;
   // Broadcast and unsharded tables are whole on the default shard: it answers the compound as it is.
   const readsSharded = statementTokens(p.sql, dialect).some((t) => isIdentifier(t) && rules.distributionOf(t.text) === 'sharded');

@@ -18,7 +18,7 @@ import type { DeleteNode, SelectNode, SqlNode, UpdateNode } from '../nodes/sql-n
 import { allSelectsOf } from '../nodes/sql-tree.js';
 import { outerReferenceOf } from './subquery-scope.js';
 import { subquerySitesOf, writeScopeOf, type SubquerySite } from './subquery-sites.js';
-import { subquerySpans, type SubquerySpan } from './subquery-spans.js';
+import { subquerySpansOf, type SubquerySpan } from './subquery-spans.js';
 import { mentionsDistributedTable, tableRefsOf } from '../nodes/table-refs.js';
 import { insertHeadOf } from '../write/insert-head.js';
 
@@ -77,7 +77,7 @@ export function pulledSubqueryPlan(statement: SelectNode | UpdateNode | DeleteNo
   }
   if (chosen.size === 0) return undefined;
 
-  const spans = subquerySpans(sql, dialect);
+  const spans = subquerySpansOf(p, dialect);
   if (spans.length !== sites.length) {
     throw new UnsupportedShardingError(
       `The statement's subqueries over sharded tables could not be located in its text (${spans.length} parenthesised SELECTs found, ${sites.length} parsed); write each subquery as \`(SELECT …)\`.`,
@@ -117,7 +117,7 @@ export function pulledSubqueryPlan(statement: SelectNode | UpdateNode | DeleteNo
 export function pulledInsertPlan(p: ParameterizedSql, rules: ShardingRules, dialect: SqlDialect): PulledSubqueriesPlan | undefined {
   const head = insertHeadOf(p.sql, dialect);
   if (head.fromSelect) return undefined;
-  const spans = subquerySpans(p.sql, dialect);
+  const spans = subquerySpansOf(p, dialect);
   const distributedTarget = rules.distributionOf(head.table) !== 'unsharded';
   const subqueries: PulledSubquery[] = [];
   let covered = -1;

@@ -4,7 +4,7 @@
  * subquery the planner chose (by its place among the parenthesised SELECTs, in text order)
  * is found here again for every statement of the shape.
  */
-import { lex, TokenBuffer, TokenKind, type SqlDialect } from '../../parameterize/index.js';
+import { lex, memoOf, MemoKey, TokenBuffer, TokenKind, type ParameterizedSql, type SqlDialect } from '../../parameterize/index.js';
 
 /** One `( SELECT … )` of the text. */
 export interface SubquerySpan {
@@ -31,6 +31,13 @@ const tokens = new TokenBuffer();
 
 function isWordAt(sql: string, i: number, upper: string): boolean {
   return i >= 0 && i < tokens.count && tokens.kinds[i] === TokenKind.Word && sql.slice(tokens.starts[i], tokens.ends[i]).toUpperCase() === upper;
+}
+
+const SPANS: Record<SqlDialect, MemoKey<readonly SubquerySpan[]>> = { mysql: new MemoKey('subquery spans mysql'), sqlite: new MemoKey('subquery spans sqlite') };
+
+/** `subquerySpans` of a statement's text, found once per text (its memo). */
+export function subquerySpansOf(p: Pick<ParameterizedSql, 'sql' | 'memo'>, dialect: SqlDialect): readonly SubquerySpan[] {
+  return memoOf(p).get(SPANS[dialect], () => Object.freeze(subquerySpans(p.sql, dialect)));
 }
 
 /**

@@ -28,11 +28,15 @@ export async function runPlanner(ctx) {
       try {
         // 2,048 distinct id lists: more than the library's text caches hold, so SQLite (values
         // written into the text) never sees the same text twice in a row of the cycle.
-        const inputs = idLists(c.size, cfg.quick ? 600 : 2048, total, 4000 + c.size).map((ids) => logicalSql(ds, c, ids));
+        const lists = idLists(c.size, cfg.quick ? 600 : 2048, total, 4000 + c.size);
+        const inputs = lists.map((ids) => logicalSql(ds, c, ids));
         for (const [sql, params] of inputs) ds.explain(sql, params); // warm: JIT and the cache entry
         // Up to plannerIterations calls, within a time budget per case (large IN lists are slow).
+        // Each call is followed by TypeORM building the same find's SQL (the yardstick: both see
+        // the same machine at the same moment, so their ratio holds on a slower or busier machine).
         const all = new Float64Array(cfg.plannerIterations);
         const cpuAll = new Float64Array(cfg.plannerIterations);
+        const typeormAll = new Float64Array(cfg.plannerIterations);
         let statements = 0;
         const rounds = cfg.quick ? 1 : 5;
         const perRound = Math.ceil(cfg.plannerIterations / rounds);
@@ -51,6 +55,9 @@ export async function runPlanner(ctx) {
             const c1 = process.cpuUsage(c0);
             cpuAll[k] = c1.user + c1.system;
             statements += res.length;
+            const t2 = process.hrtime.bigint();
+            logicalSql(ds, c, lists[k % lists.length]);
+            typeormAll[k] = Number(process.hrtime.bigint() - t2) / 1000;
             if ((i & 63) === 0 && performance.now() - started > cfg.plannerBudgetMs) {
               k++;
               break;
@@ -60,8 +67,12 @@ export async function runPlanner(ctx) {
         const samples = all.subarray(0, k);
         const cpu = summarize(cpuAll.subarray(0, k));
         const s = summarize(samples);
-        out.push({ dialect, key: c.key, label: c.label, shards: ds.shardNames.length, p50: s.p50, p99: s.p99, mean: s.mean, cpuP50: cpu.p50, cpuP99: cpu.p99, iterations: samples.length, statementsPerCall: statements / samples.length });
-        log(`[planner] ${dialect} ${c.label}: p50=${s.p50.toFixed(1)}µs p99=${s.p99.toFixed(1)}µs (CPU p50=${cpu.p50.toFixed(0)}µs p99=${cpu.p99.toFixed(0)}µs)`);
+        const typeorm = summarize(typeormAll.subarray(0, k));
+        out.push({
+          dialect, key: c.key, label: c.label, size: c.size, shards: ds.shardNames.length, p50: s.p50, p99: s.p99, mean: s.mean, cpuP50: cpu.p50, cpuP99: cpu.p99,
+          typeormP50: typeorm.p50, typeormMean: typeorm.mean, iterations: samples.length, statementsPerCall: statements / samples.length,
+        });
+        log(`[planner] ${dialect} ${c.label}: p50=${s.p50.toFixed(1)}µs p99=${s.p99.toFixed(1)}µs (CPU p50=${cpu.p50.toFixed(0)}µs p99=${cpu.p99.toFixed(0)}µs); TypeORM's SQL build p50=${typeorm.p50.toFixed(1)}µs → ${(s.p50 / typeorm.p50).toFixed(2)}×`);
       } catch (e) {
         out.push({ dialect, key: c.key, label: c.label, error: errorMessage(e) });
         log(`[planner] ${dialect} ${c.label}: failed ${errorMessage(e)}`);
@@ -69,6 +80,17 @@ export async function runPlanner(ctx) {
     }
   }
   return out;
+}
+
+/**
+ * The planner's cost per extra IN value, ns: the slope of the mean time between the smallest
+ * and the largest IN list of a dialect (each value is routed and written into one statement).
+ */
+export function nsPerExtraValue(planner, dialect) {
+  const cases = planner.filter((p) => p.dialect === dialect && !p.error && p.key !== 'point').sort((a, b) => a.size - b.size);
+  if (cases.length < 2) return NaN;
+  const [a, b] = [cases[0], cases[cases.length - 1]];
+  return ((b.mean - a.mean) * 1000) / (b.size - a.size);
 }
 
 /**

@@ -5,7 +5,8 @@ import { lineChart, domainOf } from './svg.mjs';
 import { pairedRatio } from './loop.mjs';
 import { IN_SIZES, CONCURRENCY } from '../cases/matrix.mjs';
 import { BY_HAND_SIZES, BY_HAND_CONCURRENCY } from '../cases/by-hand.mjs';
-import { PLANNER_CASES } from '../cases/planner.mjs';
+import { PLANNER_CASES, nsPerExtraValue } from '../cases/planner.mjs';
+import { existsSync, readFileSync } from 'node:fs';
 import { OFFSETS } from '../cases/deep-paging.mjs';
 import { FAILOVER_CASES, ROUTER_VARIANTS } from '../cases/router.mjs';
 import { DECISION_CASES } from './router-decision.mjs';
@@ -92,6 +93,17 @@ export function evaluateTargets(R) {
     } else {
       const worst = list.sort((a, b) => b.p99 - a.p99)[0];
       rows.push(target(`planner p99, ${dialect === 'mysql' ? 'MariaDB' : 'SQLite'} dialect (findOneBy and IN of 8, 64 shards)`, '≤ 50 µs', { text: `${f1(worst.p99)} µs wall (${worst.label}); CPU-time p99 ${n0(worst.cpuP99)} µs` }, worst.p99 <= 50));
+    }
+  }
+  // 5b. issue 18: the planner against TypeORM's own SQL building for the same find, same run
+  for (const dialect of ['mysql', 'sqlite']) {
+    const p = (R.planner ?? []).find((x) => x.dialect === dialect && x.key === 'in8');
+    const name = `planner / TypeORM's SQL building for the same find(In(8 ids)), 64 shards, ${dialect === 'mysql' ? 'MariaDB' : 'SQLite'} dialect (p50 per call, measured alternately) (issue 18)`;
+    if (!p || p.error || !Number.isFinite(p.typeormP50)) rows.push(target(name, '≤ 0.50×', { error: p?.error ?? 'not run' }));
+    else {
+      const r = p.p50 / p.typeormP50;
+      const slope = nsPerExtraValue(R.planner, dialect);
+      rows.push(target(name, '≤ 0.50×', { text: `${x2(r)} (${f1(p.p50)} against ${f1(p.typeormP50)} µs; ${n0(slope)} ns per extra IN value)` }, r <= 0.5));
     }
   }
   // 6. pruning gain at IN 8, 16 clients
@@ -231,7 +243,49 @@ function charts(R, dir) {
   for (const [name, svg] of Object.entries(files)) writeFileSync(join(dir, name), svg);
 }
 
+/**
+ * The targets of the report this run replaces (`REPORT.md` in `dir`, usually the committed one),
+ * by name: its measured text and its run's commit. Only a full run is compared with a full run.
+ */
+function previousTargets(dir, quick) {
+  const file = join(dir, 'REPORT.md');
+  if (!existsSync(file)) return undefined;
+  const text = readFileSync(file, 'utf8');
+  const shape = /<!-- bench-shape (\{.*\}) -->/.exec(text);
+  if (!shape || JSON.parse(shape[1]).quick !== quick) return undefined;
+  const commit = /· commit `([^`]+)`/.exec(text)?.[1] ?? '?';
+  const at = text.indexOf('## Targets');
+  const byName = new Map();
+  for (const line of text.slice(at).split('\n').slice(1)) {
+    if (line.startsWith('## ')) break;
+    const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim());
+    if (cells.length >= 5 && /^\d+$/.test(cells[0])) byName.set(cells[1], cells[3]);
+  }
+  return { commit, byName };
+}
+
+/** The first number of a measured text (`1.04× (…)`, `38.0 µs wall …`, `5.79× = 69 % …`). */
+function leadingNumber(text) {
+  const m = /-?\d[\d,]*(?:\.\d+)?/.exec(text ?? '');
+  return m ? Number(m[0].replace(/,/g, '')) : NaN;
+}
+
+/**
+ * How a target moved against the previous report: "⚠️ regressed 31 %" when it got worse by more
+ * than 25 % (the direction from its goal: ≤ is lower-is-better, ≥ higher-is-better).
+ */
+export function regressionNote(goal, measured, previous) {
+  const [now, before] = [leadingNumber(measured), leadingNumber(previous)];
+  if (!Number.isFinite(now) || !Number.isFinite(before) || before === 0) return previous ? `was ${previous.split(' (')[0]}` : 'new';
+  const lowerIsBetter = goal.trim().startsWith('≤');
+  const higherIsBetter = goal.trim().startsWith('≥');
+  const worse = lowerIsBetter ? now / before : higherIsBetter ? before / now : 1;
+  const was = `was ${previous.split(' (')[0]}`;
+  return worse > 1.25 ? `⚠️ regressed ${Math.round((worse - 1) * 100)} % (${was})` : was;
+}
+
 export function writeReport(R, dir) {
+  const previous = previousTargets(dir, R.meta.quick);
   charts(R, dir);
   const L = [];
   const meta = R.meta;
@@ -246,9 +300,16 @@ export function writeReport(R, dir) {
   L.push('');
   L.push('Targets from DESIGN.md §5 and issue 5. Ratios are taken from variants measured side by side in the same run.');
   L.push('');
-  L.push('| # | Target | Goal | Measured | Status |');
-  L.push('|---|---|---|---|---|');
-  evaluateTargets(R).forEach((t, i) => L.push(`| ${i + 1} | ${t.name} | ${t.goal} | ${t.measured}${t.note ? ` (${t.note})` : ''} | ${t.status} |`));
+  L.push(previous ? `The last column compares each target with the report this run replaced (commit \`${previous.commit}\`); a target more than 25 % worse is flagged.` : 'No earlier full report to compare with.');
+  L.push('');
+  L.push('| # | Target | Goal | Measured | Against the previous report | Status |');
+  L.push('|---|---|---|---|---|---|');
+  evaluateTargets(R).forEach((t, i) => {
+    const measured = `${t.measured}${t.note ? ` (${t.note})` : ''}`;
+    const before = previous?.byName.get(t.name);
+    const against = !previous ? '—' : before === undefined ? 'new' : regressionNote(t.goal, t.measured, before);
+    L.push(`| ${i + 1} | ${t.name} | ${t.goal} | ${measured} | ${against} | ${t.status} |`);
+  });
   L.push('');
   L.push('## Configuration');
   L.push('');
@@ -344,11 +405,15 @@ export function writeReport(R, dir) {
   L.push('');
   L.push('`ds.explain(sql, parameters)` on the SQL TypeORM generates for each call (ids vary per call, the plan is cached): parameterize → plan-cache hit → route → rewrite, no I/O. Timed one call at a time with `process.hrtime.bigint()` (wall) and `process.cpuUsage()` (CPU time of this process, which leaves out preemption by other processes on a shared machine; µs resolution); µs. Target p99 ≤ 50 µs (judged on findOneBy and IN of 8; larger lists are shown for the cost per value).');
   L.push('');
-  L.push('| dialect | logical query | shards | physical statements per call | p50 µs | p99 µs | mean µs | CPU-time p50 / p99 µs | calls | p99 ≤ 50 µs |');
-  L.push('|---|---|---|---|---|---|---|---|---|---|');
+  L.push('| dialect | logical query | shards | physical statements per call | p50 µs | p99 µs | mean µs | CPU-time p50 / p99 µs | TypeORM\'s SQL build p50 µs | planner / TypeORM (p50) | calls | p99 ≤ 50 µs |');
+  L.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const p of R.planner ?? []) {
-    if (p.error) L.push(`| ${p.dialect} | ${p.label} | — | — | failed: ${p.error} | — | — | — | — | — |`);
-    else L.push(`| ${p.dialect} | ${p.label} | ${p.shards} | ${f1(p.statementsPerCall)} | ${f1(p.p50)} | ${f1(p.p99)} | ${f1(p.mean)} | ${n0(p.cpuP50)} / ${n0(p.cpuP99)} | ${n0(p.iterations)} | ${p.p99 <= 50 ? '✅' : '❌'} |`);
+    if (p.error) L.push(`| ${p.dialect} | ${p.label} | — | — | failed: ${p.error} | — | — | — | — | — | — | — |`);
+    else L.push(`| ${p.dialect} | ${p.label} | ${p.shards} | ${f1(p.statementsPerCall)} | ${f1(p.p50)} | ${f1(p.p99)} | ${f1(p.mean)} | ${n0(p.cpuP50)} / ${n0(p.cpuP99)} | ${f1(p.typeormP50)} | ${x2(p.p50 / p.typeormP50)} | ${n0(p.iterations)} | ${p.p99 <= 50 ? '✅' : '❌'} |`);
+  }
+  for (const dialect of ['mysql', 'sqlite']) {
+    const slope = nsPerExtraValue(R.planner ?? [], dialect);
+    if (Number.isFinite(slope)) L.push('', `${dialect}: ${n0(slope)} ns per extra IN value (slope of the mean from the smallest to the largest IN list).`);
   }
   if (R.plannerError) L.push(`\nfailed: ${R.plannerError}`);
   L.push('');

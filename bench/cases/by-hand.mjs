@@ -1,15 +1,35 @@
 // The plugin against doing it by hand: the same pruned per-shard finds written with plain
 // TypeORM on the shard DataSources (same window, same batch size), and raw mysql2
 // hand-routing over one pool per shard (the no-ORM limit).
+import mysql from 'mysql2/promise';
 import { In } from 'typeorm';
+import { MARIADB, shardDb } from '../lib/mariadb.mjs';
 import { alternate, verify } from '../lib/loop.mjs';
 import { groupByShard, idLists, log, runWindow } from '../lib/util.mjs';
 import { MAX_IN, Order, WINDOW } from '../lib/setup.mjs';
 
 export const BY_HAND_SIZES = [8, 128];
 export const BY_HAND_CONCURRENCY = [1, 16];
-export const BY_HAND_VARIANTS = ['plugin', 'handTypeorm', 'rawMysql2'];
+export const BY_HAND_VARIANTS = ['plugin', 'handTypeorm', 'rawMysql2', 'rawUnion'];
 const RAW_SQL = 'SELECT `id`, `buyerId`, `amount`, `note`, `createdAt` FROM `orders` WHERE `id` IN (?)';
+/** The plugin's default: at most this many shards' statements in one UNION ALL. */
+const UNION_BRANCHES = 16;
+
+/**
+ * The database-per-shard ceiling (issue 18): the same pruned statements, database-qualified and
+ * coalesced by hand into one UNION ALL per batch of shards of the server, over one raw mysql2
+ * pool for the server — what the plugin's default does, with no ORM and no planner.
+ */
+function rawUnionOf(units) {
+  const sql = [];
+  const values = [];
+  for (let i = 0; i < units.length; i += UNION_BRANCHES) {
+    const batch = units.slice(i, i + UNION_BRANCHES);
+    sql.push(batch.map((u) => `(SELECT \`id\`, \`buyerId\`, \`amount\`, \`note\`, \`createdAt\` FROM \`${shardDb(u.shard)}\`.\`orders\` WHERE \`id\` IN (?))`).join(' UNION ALL '));
+    values.push(batch.map((u) => u.values));
+  }
+  return { sql, values };
+}
 
 export async function runByHand(ctx) {
   const { dsOn, dsDefault, pools, cfg, totalOrders, shardIndexOf } = ctx;
@@ -18,6 +38,7 @@ export async function runByHand(ctx) {
   const repo = dsDefault.getRepository(Order);
   const shardRepos = dsOn.shardNames.map((name) => dsOn.getShardDataSource(name).getRepository(Order));
   const flat = (parts) => (parts.length === 1 ? parts[0] : parts.flat());
+  const serverPool = mysql.createPool({ ...MARIADB, connectionLimit: cfg.serverPoolSize });
   const ops = {
     plugin: (ids) => repo.find({ where: { id: In(ids) } }),
     handTypeorm: (ids) => {
@@ -27,6 +48,10 @@ export async function runByHand(ctx) {
     rawMysql2: (ids) => {
       const units = groupByShard(ids, shardIndexOf, MAX_IN);
       return runWindow(units.map((u) => () => pools[u.shard].query(RAW_SQL, [u.values]).then((r) => r[0])), WINDOW).then(flat);
+    },
+    rawUnion: (ids) => {
+      const { sql, values } = rawUnionOf(groupByShard(ids, shardIndexOf, MAX_IN));
+      return runWindow(sql.map((text, b) => () => serverPool.query(text, values[b]).then((r) => r[0])), WINDOW).then(flat);
     },
   };
   const cells = [];
@@ -46,5 +71,6 @@ export async function runByHand(ctx) {
       log(`[by-hand] IN=${n} c=${c} ` + BY_HAND_VARIANTS.map((k) => `${k}=${cell[k].error ? 'failed' : cell[k].qps.toFixed(0) + 'qps'}`).join(' '));
     }
   }
+  await serverPool.end();
   return { cells, window: WINDOW };
 }

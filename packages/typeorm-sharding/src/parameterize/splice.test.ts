@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { spliceSql } from './splice.js';
+import { inStartOrder, spliceSql } from './splice.js';
 import { ShardingInternalError } from '../errors/index.js';
 
 describe('spliceSql', () => {
@@ -58,5 +58,21 @@ describe('spliceSql', () => {
         },
       ),
     );
+  });
+});
+
+describe('inStartOrder', () => {
+  const edit = (start: number, tag: number) => ({ start, tag });
+  it('returns edits already in order as they are', () => {
+    const edits = [edit(1, 0), edit(1, 1), edit(5, 2)];
+    expect(inStartOrder(edits)).toBe(edits);
+  });
+
+  it.each([3, 16, 17, 40])('orders %i edits by start and keeps ties in their given order', (n) => {
+    const edits = Array.from({ length: n }, (_, i) => edit((i * 7) % 5, i));
+    const expected = [...edits].sort((a, b) => a.start - b.start || a.tag - b.tag);
+    const sorted = inStartOrder(edits);
+    expect(sorted.map((e) => e.tag)).toEqual(expected.map((e) => e.tag));
+    expect(edits.map((e) => e.tag)).toEqual(Array.from({ length: n }, (_, i) => i));
   });
 });

@@ -11,10 +11,29 @@ function byStart(a: { readonly start: number }, b: { readonly start: number }): 
   return a.start - b.start;
 }
 
+/** Up to this many edits are ordered by insertion (a statement's few tokens), more by `Array.sort`. */
+const INSERTION_SORT_MAX = 16;
+
 /** `edits` by their start, ties in their given order (the array itself when it is in order already). */
 export function inStartOrder<T extends { readonly start: number }>(edits: readonly T[]): readonly T[] {
-  for (let i = 1; i < edits.length; i++) if (edits[i]!.start < edits[i - 1]!.start) return edits.slice().sort(byStart);
-  return edits;
+  const n = edits.length;
+  let i = 1;
+  while (i < n && edits[i]!.start >= edits[i - 1]!.start) i++;
+  if (i >= n) return edits;
+  if (n > INSERTION_SORT_MAX) return edits.slice().sort(byStart);
+  // Stable insertion sort: the rewrite of each shard's statement orders a handful of tokens,
+  // for which allocating a comparator-driven sort costs more than the sort.
+  const out = edits.slice();
+  for (; i < n; i++) {
+    const edit = out[i]!;
+    let j = i - 1;
+    while (j >= 0 && out[j]!.start > edit.start) {
+      out[j + 1] = out[j]!;
+      j--;
+    }
+    out[j + 1] = edit;
+  }
+  return out;
 }
 
 /**

@@ -6,9 +6,19 @@
  * whose default database is the shard's (`servers/server-pool.ts`).
  */
 
+/** Prefixes by database: a scattered read writes one per shard statement. */
+const prefixes = new Map<string, string>();
+
 /** What qualification writes before a table name: `` `database`. ``. */
 export function databasePrefix(database: string): string {
-  return `\`${database.replace(/`/g, '``')}\`.`;
+  let prefix = prefixes.get(database);
+  if (prefix === undefined) {
+    prefix = `\`${database.replace(/`/g, '``')}\`.`;
+    // Databases are configuration (a few per shard), but keep the map bounded all the same.
+    if (prefixes.size > 4096) prefixes.clear();
+    prefixes.set(database, prefix);
+  }
+  return prefix;
 }
 
 /**

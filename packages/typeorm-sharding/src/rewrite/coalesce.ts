@@ -54,12 +54,15 @@ function unionOf(batch: readonly PhysicalStatement[], settings: CoalesceSettings
   const order = settings.order && settings.order.length > 0 ? ` ORDER BY ${settings.order.map((k) => `\`${k.column.replace(/`/g, '``')}\` ${k.direction}`).join(', ')}` : '';
   const limit = settings.rowLimit !== undefined ? ` LIMIT ${settings.rowLimit}` : '';
   const first = batch[0]!;
-  return {
-    shard: first.shard,
-    sql: batch.map((s) => `(${s.sql})`).join(' UNION ALL ') + order + limit,
-    parameters: batch.flatMap((s) => s.parameters),
-    qualified: true,
-    branches: batch,
-    ...(first.exactIntegers ? { exactIntegers: true } : {}),
-  };
+  // Plain loops: this runs for every scattered read, and map/join/flatMap allocate per branch.
+  let sql = `(${first.sql})`;
+  const parameters: unknown[] = [];
+  for (const value of first.parameters) parameters.push(value);
+  for (let b = 1; b < batch.length; b++) {
+    const branch = batch[b]!;
+    sql += ` UNION ALL (${branch.sql})`;
+    for (const value of branch.parameters) parameters.push(value);
+  }
+  const union: PhysicalStatement = { shard: first.shard, sql: sql + order + limit, parameters, qualified: true, branches: batch };
+  return first.exactIntegers ? { ...union, exactIntegers: true } : union;
 }

@@ -81,7 +81,8 @@ export function rewriteUnits(units: readonly RouteUnit[], ctx: RewriteContext): 
 
 /** The physical statement of one route unit; `shared` are the statement's tokens (`statementTokens`). */
 export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext, shared: readonly SqlToken[] = statementTokens(ctx)): PhysicalStatement {
-  return unitStatement(unit, ctx.p, [...shared, ...inListTokens(ctx.p, unit)], ctx);
+  const own = inListTokens(ctx.p, unit);
+  return unitStatement(unit, ctx.p, shared.length === 0 ? own : own.length === 0 ? shared : [...shared, ...own], ctx);
 }
 
 /** Where a statement runs: a shard, and its physical table there under a layout. */
@@ -97,16 +98,17 @@ export interface UnitPlace {
 export function unitStatement(unit: UnitPlace, p: ParameterizedSql, tokens: readonly SqlToken[], ctx: Pick<RewriteContext, 'addressing' | 'exactIntegers' | 'layout'>): PhysicalStatement {
   const { addressing, layout } = ctx;
   let all = tokens;
-  // The database goes in front of the name first: both start where the table's name does.
-  if (addressing) all = [...all, ...qualifyTokens(addressing.sites, addressing.databaseOf(unit.shard))];
-  if (layout) all = [...all, ...tableNameTokens(layout, unit.table ?? 0)];
+  if (addressing || layout) {
+    const more = all.slice();
+    // The database goes in front of the name first: both start where the table's name does.
+    if (addressing) for (const token of qualifyTokens(addressing.sites, addressing.databaseOf(unit.shard))) more.push(token);
+    if (layout) for (const token of tableNameTokens(layout, unit.table ?? 0)) more.push(token);
+    all = more;
+  }
   const { sql, parameters } = applyTokens(p, all);
-  return {
-    shard: unit.shard,
-    ...(layout ? { table: unit.table ?? 0 } : {}),
-    sql,
-    parameters,
-    ...(addressing ? { qualified: true } : {}),
-    ...(ctx.exactIntegers ? { exactIntegers: true } : {}),
-  };
+  const statement: { -readonly [K in keyof PhysicalStatement]: PhysicalStatement[K] } = { shard: unit.shard, sql, parameters };
+  if (layout) statement.table = unit.table ?? 0;
+  if (addressing) statement.qualified = true;
+  if (ctx.exactIntegers) statement.exactIntegers = true;
+  return statement;
 }

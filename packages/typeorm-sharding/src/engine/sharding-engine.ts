@@ -14,6 +14,7 @@ import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { commitsImplicitly } from '../session/implicit-commit.js';
+import { indexedWrite, maintainIndexes } from '../indexes/index.js';
 import { copiesResult } from './copies-result.js';
 import { asLogicalError, withLogicalErrors } from './logical-error.js';
 import { readingExactIntegers, statementsOf, withStatementsOf, type PhysicalPlan, type PhysicalRead, type PhysicalWrites } from './physical-plan.js';
@@ -104,8 +105,21 @@ export class ShardingEngine {
     }
   }
 
-  /** `exact`: SQLite values read as stored (INTEGER as bigint), for a subquery whose values are written back. */
-  private async run(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession, exact = false): Promise<QueryResult> {
+  /**
+   * `exact`: SQLite values read as stored (INTEGER as bigint), for a subquery whose values are written back.
+   * `maintained`: a write whose global indexes are taken care of (the lookup rows are written beside it).
+   */
+  private async run(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession, exact = false, maintained = false): Promise<QueryResult> {
+    if (!maintained && this.rules.globalIndexes.length > 0) {
+      const indexed = indexedWrite(this.texts.parameterize(sql, parameters ?? []), this.rules, this.dialect, (p) => this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect)));
+      if (indexed) {
+        return maintainIndexes(indexed.p, indexed.plan, indexed.indexes, {
+          dialect: this.dialect,
+          run: (s, ps) => this.run(s, ps, session, false, true),
+          atomically: (work) => session.atomically(work),
+        });
+      }
+    }
     const work = await this.checkedPlan(sql, parameters ?? []);
     switch (work.kind) {
       case 'pulled':

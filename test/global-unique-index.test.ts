@@ -66,12 +66,28 @@ describe.each(backends)('global unique indexes on %s', (backend) => {
     expect(await emailEntries(fx.sharded)).toEqual([`ann@x→${a}`]);
   });
 
+  it('treats values the column\'s collation finds equal as one value (MariaDB _ci: case, accents, trailing spaces), as one database', async () => {
+    fx = await openFixture(backend, GX_ENTITIES, 4);
+    const spellings = ['Ann@X', 'ann@x', 'ANN@x ', 'Änn@x', 'bob@x'];
+    const outcomes = async (ds: DataSource) => {
+      const out: string[] = [];
+      for (const [i, email] of spellings.entries()) out.push(await ds.getRepository(GxUser).insert(user(i + 1, email)).then(() => 'ok', (e: { driverError?: { code?: string } }) => String(e.driverError?.code)));
+      return out;
+    };
+    const plain = await outcomes(fx.plain);
+    expect(await outcomes(fx.sharded)).toEqual(plain);
+    expect(plain).toEqual(backend === 'mariadb' ? ['ok', 'ER_DUP_ENTRY', 'ER_DUP_ENTRY', 'ER_DUP_ENTRY', 'ok'] : ['ok', 'ok', 'ok', 'ok', 'ok']);
+  });
+
   it('refuses a multi-row insert with a duplicate inside or against a stored row, nothing written', async () => {
     fx = await openFixture(backend, GX_ENTITIES, 4);
     await fx.sharded.getRepository(GxUser).insert(user(1, 'a@x'));
     await failure(fx.sharded.getRepository(GxUser).insert([user(2, 'b@x'), user(3, 'c@x'), user(4, 'b@x')]));
     await failure(fx.sharded.getRepository(GxUser).insert([user(5, 'e@x'), user(6, 'a@x')]));
     await failure(fx.sharded.query('INSERT INTO gx_users (id, email, name) VALUES (7, \'g@x\', \'\'), (8, \'a@x\', \'\')'));
+    // The row itself is refused (its primary key) after its entry went in: the entry goes too.
+    await failure(fx.sharded.getRepository(GxUser).insert(user(1, 'new@x')));
+    await failure(fx.sharded.transaction((em) => em.getRepository(GxUser).insert([user(9, 'nine@x'), user(1, 'new@x')])));
     expect(await emails(fx.sharded)).toEqual(['a@x→1']);
     expect(await emailEntries(fx.sharded)).toEqual(['a@x→1']);
     await fx.sharded.getRepository(GxUser).insert([user(2, 'b@x'), user(3, 'c@x'), user(4, 'd@x')]);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from 'vitest';
-import { QueryFailedError, type DataSource } from 'typeorm';
+import { In, QueryFailedError, type DataSource } from 'typeorm';
 import { UnsupportedShardingError } from '../packages/typeorm-sharding/src/index.js';
 import { GX_ENTITIES, GxAvatar, GxOrder, GxProfile, GxUser } from './support/global-index-entities.js';
 import { openFixture, type Backend, type Fixture } from './support/backends.js';
@@ -179,5 +179,48 @@ describe.each(backends)('global unique indexes on %s', (backend) => {
     await expect(fx.sharded.query(`UPDATE gx_users SET email = ${concat} WHERE id = 1`)).rejects.toThrow(/set it to a value/);
     await expect(fx.sharded.getRepository(GxUser).upsert(user(1, 'b@x'), ['id'])).rejects.toThrow(UnsupportedShardingError);
     expect(await emailEntries(fx.sharded)).toEqual(['a@x→1']);
+  });
+
+  it('routes findOneBy({ email }) through the lookup: the lookup\'s shard, then one owner shard', async () => {
+    fx = await openFixture(backend, GX_ENTITIES, 8);
+    const repo = fx.sharded.getRepository(GxUser);
+    await repo.insert(Array.from({ length: 16 }, (_, i) => user(i + 1, `u${i + 1}@x`)));
+    fx.physical.length = 0;
+    const found = await repo.findOneBy({ email: 'u7@x' });
+    expect(found?.id).toBe(7);
+    expect(fx.physical.map((e) => `${e.shard} ${/gx_users__gidx_email/.test(e.sql) ? 'lookup' : 'owner'}`)).toEqual([
+      `${fx.sharded.shardOf('gx_users__gidx_email', 'u7@x')} lookup`,
+      `${fx.sharded.shardOf(GxUser, 7)} owner`,
+    ]);
+    fx.physical.length = 0;
+    const some = await repo.find({ where: { email: In(['u3@x', 'u12@x', 'none@x']) }, order: { id: 'ASC' } });
+    expect(some.map((u) => u.id)).toEqual([3, 12]);
+    const owners = fx.physical.filter((e) => !/gx_users__gidx_email/.test(e.sql)).map((e) => e.shard).sort();
+    expect(owners).toEqual([...new Set([fx.sharded.shardOf(GxUser, 3), fx.sharded.shardOf(GxUser, 12)])].sort());
+    expect(await repo.findOneBy({ email: 'none@x' })).toBeNull();
+    expect(fx.sharded.planCacheStats.size).toBeLessThan(12);
+  });
+
+  it('never returns a wrong row for a stale lookup entry, and reads its own writes in a transaction', async () => {
+    fx = await openFixture(backend, GX_ENTITIES, 4);
+    const repo = fx.sharded.getRepository(GxUser);
+    const [a, b] = idsOnTwoShards(fx);
+    await repo.insert([user(a, 'a@x'), user(b, 'b@x')]);
+    // An entry left pointing at the wrong owner (as a crash between writes could leave one).
+    const lookupShard = fx.sharded.getShardDataSource(fx.sharded.shardOf('gx_users__gidx_email', 'a@x'));
+    await lookupShard.query('UPDATE gx_users__gidx_email SET id = ? WHERE email = ?', [b, 'a@x']);
+    expect(await repo.findOneBy({ email: 'a@x' })).toBeNull();
+    await lookupShard.query('UPDATE gx_users__gidx_email SET id = ? WHERE email = ?', [a, 'a@x']);
+    await fx.sharded.transaction(async (em) => {
+      await em.getRepository(GxUser).insert(user(3, 'c@x'));
+      await em.getRepository(GxUser).update({ id: a }, { email: 'aa@x' });
+      expect((await em.getRepository(GxUser).findOneBy({ email: 'c@x' }))?.id).toBe(3);
+      expect((await em.getRepository(GxUser).findOneBy({ email: 'aa@x' }))?.id).toBe(a);
+      expect(await em.getRepository(GxUser).findOneBy({ email: 'a@x' })).toBeNull();
+    });
+    for (const email of ['aa@x', 'b@x', 'c@x']) {
+      expect((await repo.findOneBy({ email }))?.email).toBe(email);
+      expect((await fx.plain.getRepository(GxUser).findOneBy({ email }))?.email ?? email).toBe(email);
+    }
   });
 });

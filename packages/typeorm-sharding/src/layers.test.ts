@@ -31,6 +31,8 @@ const LAYERS: Readonly<Record<string, number>> = {
   execute: 9,
   merge: 10,
   transactions: 10,
+  // Global indexes: lookup tables' entities and their maintenance, driven by the engine.
+  indexes: 10,
   engine: 11,
   keys: 11,
   'data-source': 12,

@@ -10,7 +10,8 @@ import { ServerPool, type Mysql2Pool } from '../servers/server-pool.js';
 import type { Topology } from '../servers/topology.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { PlanCacheStats } from '../plan/plan-cache.js';
-import { resolveShardingRules, type ShardingRules } from '../rules/index.js';
+import { resolveShardingRules, withLookupTables, type ShardingRules } from '../rules/index.js';
+import { registerLookupTables } from '../indexes/register-lookups.js';
 import type { ShardConnectionOptions, ShardedDataSourceOptions } from './options.js';
 import { resolveShardingOptions, validateShards } from './resolve-options.js';
 import { MysqlShardingQueryRunner, SqliteShardingQueryRunner } from './sharding-query-runner.js';
@@ -274,6 +275,11 @@ export class ShardedDataSource extends DataSource {
       await this.buildMetadatas();
       this.copyDriverCapabilities(this.shardSources[0]!);
       this.rules = resolveShardingRules(this.entityMetadatas, this.shardNames, (m, p) => this.normalizedTypeOf(m, p), this.shardedOptions.sharding?.tables);
+      // Global unique indexes: their lookup tables are entities of this source and of every shard.
+      const indexes = this.rules.globalIndexes;
+      await registerLookupTables(this, indexes);
+      for (const ds of this.shardSources) await registerLookupTables(ds, indexes);
+      this.rules = withLookupTables(this.rules, this.entityMetadatas, (m, p) => this.normalizedTypeOf(m, p), this.dialect);
       const keys = planGlobalKeys(this.shardedOptions.sharding?.keyGenerator, this.entityMetadatas, this.dialect, (c) => String(this.driver.normalizeType(c)), (m) => this.logger.log('warn', m));
       this.targets = this.shardSources.map((ds, i) => {
         const shard = topology.shards[i]!;

@@ -11,19 +11,19 @@ export interface ShardedOptions {
   readonly algorithm?: ShardingAlgorithmOption;
   /**
    * Unique keys that do not contain the shard key and that you accept as unique **per shard
-   * only**. The database of each shard enforces a unique key on its own rows, so without the
-   * shard key in it two shards can hold the same value; `initialize()` refuses such a key unless
-   * it is listed here (or is a generated uuid, unique by construction).
+   * only**. Without this, such a key gets a global unique index: a lookup table (value → shard
+   * key) written in the same transaction as every row, so that it is unique across shards, at
+   * the cost of one extra write per row (see the README, "Global unique indexes"). List a key here
+   * to opt out of that cost when its values are unique by construction (ids assigned by one
+   * service) or duplicates on different shards are acceptable.
    *
    * Each entry names the columns of one unique key — the primary key, `@Unique`,
    * `@Index({ unique: true })`, `@Column({ unique: true })` or a one-to-one join column — by
-   * property name: a string for one column, an array for a composite key. List a key here when
-   * its values are unique by construction (snowflake ids, ids assigned by one service) or when
-   * duplicates on different shards are acceptable.
+   * property name: a string for one column, an array for a composite key.
    *
    * `INSERT … ON DUPLICATE KEY UPDATE` / `INSERT IGNORE` / `REPLACE` (MySQL fires them on any
    * unique key) are refused on a table with such a key: the conflicting row may be on another shard.
-   * @default [] (every unique key must contain the shard key)
+   * @default [] (every unique key without the shard key gets a global unique index)
    */
   readonly uniquePerShard?: readonly (string | readonly string[])[];
   /**

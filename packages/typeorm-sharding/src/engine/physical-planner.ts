@@ -19,7 +19,7 @@ import { rewriteUnits, unitStatement, type Addressing } from '../rewrite/rewrite
 import { QualificationSites, type AddressShape } from '../rewrite/tokens/qualify.js';
 import { LayoutNamings, tableNameTokens, type LayoutNaming } from '../rewrite/tokens/table-names.js';
 import { applyTokens } from '../rewrite/sql-token.js';
-import { checkKeyAssignment, routeByKey, type RouteSettings } from '../route/index.js';
+import { checkKeyAssignment, routeByKey, type Route, type RouteSettings, type RouteUnit } from '../route/index.js';
 import { checkScatter } from '../route/scatter-check.js';
 import type { ShardingRules } from '../rules/index.js';
 import { insertRowsOf } from '../write/insert-rows.js';
@@ -73,8 +73,9 @@ export class PhysicalPlanner {
    * @param perServer qualify statements with their databases and send a scattered read's
    *   statements per server (`rewrite/coalesce.ts`); off for a compound's SELECTs, which append
    *   columns to each shard's statement
+   * @param onlyShards a SELECT reaches only these shards (the owners a global index's lookup found)
    */
-  physicalPlanOf(p: ParameterizedSql, plan: Plan, perServer = true): PhysicalPlan {
+  physicalPlanOf(p: ParameterizedSql, plan: Plan, perServer = true, onlyShards?: ReadonlySet<number>): PhysicalPlan {
     const same = (shard: number): PhysicalStatement => ({ shard, sql: p.sql, parameters: p.parameters });
     switch (plan.kind) {
       case 'session':
@@ -101,7 +102,7 @@ export class PhysicalPlanner {
         return { kind: 'writes', statements, sequential: false, atomic: reachesSeveral(statements) };
       }
       case 'select':
-        return this.read(p, plan, perServer);
+        return this.read(p, plan, perServer, onlyShards);
     }
   }
 
@@ -115,10 +116,10 @@ export class PhysicalPlanner {
     return { kind: 'writes', statements, sequential: false, rowsOf: units.map((u) => u.rows), atomic: reachesSeveral(statements) };
   }
 
-  private read(p: ParameterizedSql, plan: SelectPlan, perServer: boolean): PhysicalRead {
+  private read(p: ParameterizedSql, plan: SelectPlan, perServer: boolean, onlyShards?: ReadonlySet<number>): PhysicalRead {
     const addressing = perServer && plan.tableReferences !== undefined ? this.addressingOf(p, { kind: 'select', references: plan.tableReferences }) : undefined;
     const page = paginationOf(plan.limit, plan.pushLimit, p);
-    const statements = this.routed(p, plan, page, addressing);
+    const statements = this.routed(p, plan, page, addressing, onlyShards);
     if (statements.length === 0) return { kind: 'no-rows' };
     if (statements.length === 1) return { kind: 'one', statement: statements[0]! };
     const merged: Extract<PhysicalRead, { kind: 'merged' }> = {
@@ -132,10 +133,11 @@ export class PhysicalPlanner {
   }
 
   /** Routes a SELECT, UPDATE or DELETE of a sharded table and writes each route unit's statement. */
-  private routed(p: ParameterizedSql, plan: SelectPlan | WritePlan, page: Pagination | undefined, addressing: Addressing | undefined): PhysicalStatement[] {
+  private routed(p: ParameterizedSql, plan: SelectPlan | WritePlan, page: Pagination | undefined, addressing: Addressing | undefined, onlyShards?: ReadonlySet<number>): PhysicalStatement[] {
     const rule = this.rules.ruleOf(plan.table)!;
     if (plan.kind === 'write') checkKeyAssignment(plan, p, rule.shardKey!);
-    const route = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings);
+    const routedByKey = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings);
+    const route = onlyShards && routedByKey.kind === 'units' ? onlyUnits(routedByKey.units.filter((u) => onlyShards.has(u.shard))) : routedByKey;
     if (route.kind === 'nowhere') {
       // Nothing can match, but `SELECT COUNT(*) …` still answers one row (0, NULLs): any shard gives it.
       return plan.kind === 'select' && plan.globalAggregate ? [unitStatement({ shard: 0, table: 0 }, p, [], { addressing, layout: this.layoutOf(p) })] : [];
@@ -225,4 +227,9 @@ export class PhysicalPlanner {
 function reachesSeveral(statements: readonly PhysicalStatement[]): boolean {
   const first = statements[0];
   return statements.some((s) => s.shard !== first!.shard || s.table !== first!.table);
+}
+
+/** Units left after a global index's lookup: none is `nowhere`. */
+function onlyUnits(units: readonly RouteUnit[]): Route {
+  return units.length === 0 ? { kind: 'nowhere' } : { kind: 'units', units };
 }

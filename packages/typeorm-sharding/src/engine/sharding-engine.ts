@@ -14,6 +14,8 @@ import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { commitsImplicitly } from '../session/implicit-commit.js';
+import { indexedWrite, lookupSiteOf, lookupValuesOf, maintainIndexes, ownerShardsOf, type LookupSite } from '../indexes/index.js';
+import type { Plan } from '../plan/plan.js';
 import { copiesResult } from './copies-result.js';
 import { asLogicalError, withLogicalErrors } from './logical-error.js';
 import { readingExactIntegers, statementsOf, withStatementsOf, type PhysicalPlan, type PhysicalRead, type PhysicalWrites } from './physical-plan.js';
@@ -48,6 +50,8 @@ export class ShardingEngine {
   private readonly executor: ExecutorSettings;
   /** UNION / EXCEPT / INTERSECT: each SELECT is planned as a logical statement of its own (see run-compound.ts). */
   private readonly compound: CompoundHost;
+  /** Per SELECT shape: where its WHERE pins a globally indexed column (null: nowhere). */
+  private readonly lookupSites = new WeakMap<Plan, LookupSite | null>();
   /** Plans whose original text the default shard accepted (`SelectPlan.checkOriginal`). */
   private readonly checked = new WeakSet<object>();
 
@@ -104,9 +108,23 @@ export class ShardingEngine {
     }
   }
 
-  /** `exact`: SQLite values read as stored (INTEGER as bigint), for a subquery whose values are written back. */
-  private async run(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession, exact = false): Promise<QueryResult> {
-    const work = await this.checkedPlan(sql, parameters ?? []);
+  /**
+   * `exact`: SQLite values read as stored (INTEGER as bigint), for a subquery whose values are written back.
+   * `maintained`: a write whose global indexes are taken care of (the lookup rows are written beside it).
+   */
+  private async run(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession, exact = false, maintained = false): Promise<QueryResult> {
+    if (!maintained && this.rules.globalIndexes.length > 0) {
+      const indexed = indexedWrite(this.texts.parameterize(sql, parameters ?? []), this.rules, this.dialect, (p) => this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect)));
+      if (indexed) {
+        return maintainIndexes(indexed.p, indexed.plan, indexed.indexes, {
+          dialect: this.dialect,
+          run: (s, ps) => this.run(s, ps, session, false, true),
+          atomically: (work) => session.atomically(work),
+        });
+      }
+    }
+    const onlyShards = maintained || this.rules.globalIndexes.length === 0 ? undefined : await this.lookedUp(sql, parameters ?? [], session);
+    const work = await this.checkedPlan(sql, parameters ?? [], onlyShards);
     switch (work.kind) {
       case 'pulled':
         return runPulled(work.plan, work.p, this.pulledRun(session), exact);
@@ -190,9 +208,9 @@ export class ShardingEngine {
    * so that a statement the database itself rejects (a typo) fails with the database's error,
    * as on one database, and only a valid one with `UnreadableStatementError`.
    */
-  private async checkedPlan(sql: string, parameters: readonly unknown[]): Promise<PhysicalPlan> {
+  private async checkedPlan(sql: string, parameters: readonly unknown[], onlyShards?: ReadonlySet<number>): Promise<PhysicalPlan> {
     try {
-      const work = this.plan(sql, parameters);
+      const work = this.plan(sql, parameters, true, onlyShards);
       // Once per shape: the database's verdict on a text the shards do not see as written.
       if (work.kind === 'merged' && work.checkOriginal && !this.checked.has(work.checkOriginal)) {
         await this.check(sql, parameters);
@@ -247,11 +265,34 @@ export class ShardingEngine {
     }
   }
 
-  /** @param perServer qualify statements and coalesce a scattered read per server (see `PhysicalPlanner`) */
-  private plan(sql: string, parameters: readonly unknown[], perServer = true): PhysicalPlan {
+  /**
+   * A SELECT that pins a globally indexed column (`WHERE email = ?`): the shards of its rows,
+   * read from the lookup table first (Vitess's lookup routing); undefined for any other statement.
+   */
+  private async lookedUp(sql: string, parameters: readonly unknown[], session: ShardSession): Promise<ReadonlySet<number> | undefined> {
+    const p = this.texts.parameterize(sql, parameters);
+    if (p.verb !== 'SELECT') return undefined;
+    let plan: Plan;
+    try {
+      plan = this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect));
+    } catch {
+      return undefined; // checkedPlan reports it
+    }
+    if (plan.kind !== 'select') return undefined;
+    let site = this.lookupSites.get(plan);
+    if (site === undefined) this.lookupSites.set(plan, (site = lookupSiteOf(plan, p, this.rules) ?? null));
+    if (site === null) return undefined;
+    return ownerShardsOf(site, lookupValuesOf(site, p), this.rules, this.dialect, (s, ps) => this.run(s, ps, session, false, true));
+  }
+
+  /**
+   * @param perServer qualify statements and coalesce a scattered read per server (see `PhysicalPlanner`)
+   * @param onlyShards a SELECT reaches only these shards (see `lookedUp`)
+   */
+  private plan(sql: string, parameters: readonly unknown[], perServer = true, onlyShards?: ReadonlySet<number>): PhysicalPlan {
     const p = this.texts.parameterize(sql, parameters);
     const plan = this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect));
-    const physical = this.planner.physicalPlanOf(p, plan, perServer);
+    const physical = this.planner.physicalPlanOf(p, plan, perServer, onlyShards);
     // With the query router: each statement carries what the router decides its node on.
     const routing = this.settings.routing;
     return routing === undefined ? physical : withStatementsOf(physical, (statements) => routing.attach(statements, p, plan));

@@ -7,12 +7,16 @@ import type { TableRule, UniqueKey } from './table-rule.js';
  * A unique key of a sharded table is enforced by each shard's database on that shard's rows
  * only. It is unique overall when it contains the shard key (equal values then live on one
  * shard), or when its values are generated uuids or `@Snowflake()` ids (unique by
- * construction). Any other unique key must be listed in `@Sharded({ uniquePerShard })`, so that
- * accepting per-shard uniqueness is a decision written in the code, not a surprise; otherwise
- * `initialize()` refuses it, naming the entity, the columns and both fixes.
+ * construction). Any other unique key gets a global index (a lookup table, see
+ * `global-index.ts`), returned here, unless it is listed in `@Sharded({ uniquePerShard })`
+ * (accepting per-shard uniqueness is then a decision written in the code). A key whose columns
+ * cannot route a lookup table (neither integer nor text) is refused, naming the entity, the
+ * columns and the fixes.
+ *
+ * @param kindOf the key kind of a column (database name), undefined when it can be no shard key
  */
-export function checkUniqueKeys(rule: TableRule, uniquePerShard: readonly (string | readonly string[])[] = []): void {
-  if (rule.distribution !== 'sharded') return;
+export function checkUniqueKeys(rule: TableRule, uniquePerShard: readonly (string | readonly string[])[] = [], kindOf: (column: string) => string | undefined = () => undefined): UniqueKey[] {
+  if (rule.distribution !== 'sharded') return [];
   const metadata = rule.metadata;
   const name = metadata.name;
   const key = rule.shardKey!;
@@ -34,6 +38,7 @@ export function checkUniqueKeys(rule: TableRule, uniquePerShard: readonly (strin
   });
 
   const unchecked: UniqueKey[] = [];
+  const indexed: UniqueKey[] = [];
   for (const unique of rule.uniqueKeys) {
     if (hasColumn(unique.columns, key.columnName)) continue;
     if (unique.columns.length === 1 && (isGeneratedUuid(rule, unique.columns[0]!) || isSnowflake(rule, unique.columns[0]!))) continue;
@@ -42,7 +47,8 @@ export function checkUniqueKeys(rule: TableRule, uniquePerShard: readonly (strin
       accepted.used = true;
       continue;
     }
-    unchecked.push(unique);
+    if (unique.columns.every((c) => kindOf(c) !== undefined)) indexed.push(unique);
+    else unchecked.push(unique);
   }
   const unused = declared.find((d) => !d.used);
   if (unused) {
@@ -50,7 +56,7 @@ export function checkUniqueKeys(rule: TableRule, uniquePerShard: readonly (strin
       `Entity ${name}: uniquePerShard lists (${unused.properties.join(', ')}), but ${name} has no unique key on exactly these columns that lacks the shard key "${key.propertyName}"; remove the entry.`,
     );
   }
-  if (unchecked.length === 0) return;
+  if (unchecked.length === 0) return indexed;
 
   const propertyOf = (column: string) => metadata.columns.find((c) => c.databaseName === column)?.propertyName ?? column;
   const described = unchecked.map((u) => `${u.label} (${u.columns.map(propertyOf).join(', ')})`);
@@ -66,7 +72,7 @@ export function checkUniqueKeys(rule: TableRule, uniquePerShard: readonly (strin
       'Each shard can only enforce a unique key on its own rows, so equal values on different shards would go in silently. ' +
       `Either add "${key.propertyName}" to ${unchecked.length === 1 ? 'the key' : 'each key'} (${hints.join('; ')}), ` +
       `or accept uniqueness per shard with @Sharded({ uniquePerShard: [${entries.join(', ')}] }) when the values are unique by construction (snowflake ids …) or duplicates across shards are acceptable. ` +
-      'Generated uuid and @Snowflake() keys are accepted as they are; a global unique index across shards is not supported yet.',
+      'Generated uuid and @Snowflake() keys are accepted as they are; a global unique index (a lookup table) is built only for keys whose columns are all integers or text.',
   );
 }
 

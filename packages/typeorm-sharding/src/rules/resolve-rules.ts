@@ -8,6 +8,7 @@ import { resolveJunctionRule } from './junction-rule.js';
 import { resolveColocation, type JunctionPlacement } from './resolve-colocation.js';
 import { ShardingRules, type TableRule } from './table-rule.js';
 import { uniqueKeysOf } from './unique-keys.js';
+import { foldText, globalIndexOf, lookupRuleOf } from './global-index.js';
 
 const INTEGER_TYPES = new Set(['int', 'integer', 'bigint', 'smallint', 'tinyint', 'mediumint', 'int2', 'int4', 'int8']);
 const STRING_TYPES = new Set(['varchar', 'char', 'nvarchar', 'nchar', 'character varying', 'character', 'text', 'uuid', 'string', 'varchar2']);
@@ -52,10 +53,40 @@ export function resolveShardingRules(
   }
   const colocation = resolveColocation(entityRules, (rule) => options.get(rule), placements);
   checkPhysicalNames([...entityRules, ...junctionRules]);
-  const result = new ShardingRules([...entityRules, ...junctionRules], shardNames, colocation);
-  for (const rule of entityRules) checkUniqueKeys(rule, options.get(rule)?.uniquePerShard);
+  const kindOf = (rule: TableRule) => (column: string) => {
+    const property = rule.metadata.columns.find((c) => c.databaseName === column)?.propertyName;
+    return property === undefined ? undefined : keyKindOf(normalizeType(rule.metadata, property));
+  };
+  const indexes = entityRules.flatMap((rule) => checkUniqueKeys(rule, options.get(rule)?.uniquePerShard, kindOf(rule)).map((key) => globalIndexOf(rule, key)));
+  const result = new ShardingRules([...entityRules, ...junctionRules], shardNames, colocation, indexes);
   checkForeignKeys(metadatas, result);
   return result;
+}
+
+/**
+ * The rules with the lookup tables of `rules.globalIndexes` added; `metadatas` holds their
+ * entities (built from `lookupSchemaOf`). On MySQL, text compared by a collation that is not
+ * binary is routed by its folded form (see `foldText`).
+ */
+export function withLookupTables(
+  rules: ShardingRules,
+  metadatas: readonly EntityMetadata[],
+  normalizeType: (metadata: EntityMetadata, propertyName: string) => string,
+  dialect: 'mysql' | 'sqlite',
+): ShardingRules {
+  if (rules.globalIndexes.length === 0) return rules;
+  const lookups = rules.globalIndexes.map((index) => {
+    const metadata = metadatas.find((m) => m.tableName === index.lookupTable);
+    if (!metadata) throw new ShardingConfigError(`[BUG] the lookup table "${index.lookupTable}" of ${index.owner.name} has no entity.`);
+    const owner = rules.ruleOf(index.table)!;
+    const column = index.owner.columns.find((c) => c.databaseName === index.columns[0])!;
+    const kind = keyKindOf(normalizeType(index.owner, column.propertyName))!;
+    const option = (typeof owner.metadata.target === 'function' ? getShardedOptions(owner.metadata.target)?.algorithm : undefined) ?? 'hash';
+    const binary = /_bin$|^binary$/i.test(column.collation ?? '') || /^binary$/i.test(column.charset ?? '');
+    const fold = dialect === 'mysql' && kind === 'string' && !binary ? foldText : undefined;
+    return lookupRuleOf(index, metadata, rules.shardNames, { option, kind, ...(fold ? { fold } : {}) });
+  });
+  return rules.withLookupTables(lookups);
 }
 
 /** A layout's physical tables must not be named as another table of the data source. */

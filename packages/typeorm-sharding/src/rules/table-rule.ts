@@ -1,6 +1,7 @@
 import type { EntityMetadata } from 'typeorm';
 import type { KeyKind, ShardingAlgorithm, TableLayout } from '../algorithms/index.js';
 import { NO_COLOCATION, type Colocation, type ColumnPair } from './colocation.js';
+import type { GlobalIndex } from './global-index.js';
 
 /** Where a table's rows live: spread over the shards, copied to every shard, or on the default shard only. */
 export type TableDistribution = 'sharded' | 'broadcast' | 'unsharded';
@@ -30,6 +31,8 @@ export interface UniqueKey {
   readonly label: string;
   /** Database column names. */
   readonly columns: readonly string[];
+  /** The index's name in the database (`PRIMARY`, `UQ_…`, `IDX_…`, `REL_…`): what a duplicate's message names. */
+  readonly name?: string | undefined;
 }
 
 /** Where one table's rows live, as resolved from the decorators at `initialize()`. */
@@ -59,6 +62,8 @@ export class ShardingRules {
     readonly shardNames: readonly string[],
     /** Which sharded tables keep related rows together (`@Sharded({ colocateWith })`, junction tables). */
     private readonly colocation: Colocation = NO_COLOCATION,
+    /** Unique keys enforced across shards by a lookup table (see `global-index.ts`). */
+    readonly globalIndexes: readonly GlobalIndex[] = [],
   ) {
     // MySQL table names are case-sensitive on Linux but TypeORM always writes the
     // entity's own spelling; lower-casing here keeps raw queries with other casing routed.
@@ -73,6 +78,16 @@ export class ShardingRules {
   /** Distribution of a table; undeclared tables are `unsharded`. */
   distributionOf(tableName: string): TableDistribution {
     return this.ruleOf(tableName)?.distribution ?? 'unsharded';
+  }
+
+  /** The global indexes of an owner table (none for other tables). */
+  globalIndexesOf(tableName: string): readonly GlobalIndex[] {
+    return this.globalIndexes.length === 0 ? [] : this.globalIndexes.filter((g) => g.table.toLowerCase() === tableName.toLowerCase());
+  }
+
+  /** These rules with the lookup tables of the global indexes added (their entities exist only once the indexes are known). */
+  withLookupTables(lookups: readonly TableRule[]): ShardingRules {
+    return new ShardingRules([...this.byTable.values(), ...lookups], this.shardNames, this.colocation, this.globalIndexes);
   }
 
   /** Every rule, for schema sync and introspection. */

@@ -5,9 +5,10 @@ import { Broadcast, Sharded, ShardKey } from '../decorators/index.js';
 import { ShardingConfigError } from '../errors/index.js';
 import { rulesErrorOf, rulesOf } from './testing/rules-of.js';
 
-// Item 6: a unique key of a sharded table is enforced per shard only, unless it contains the
-// shard key. initialize() refuses the others unless they are generated uuids or listed in
-// @Sharded({ uniquePerShard }). TypeORM records unique constraints as unique indexes on MySQL
+// Item 6 / issue 16: a unique key of a sharded table is enforced per shard only, unless it
+// contains the shard key. The others get a global unique index (a lookup table) unless they are
+// generated uuids or listed in @Sharded({ uniquePerShard }); a key whose columns cannot route a
+// lookup table (neither integer nor text) is refused. TypeORM records unique constraints as unique indexes on MySQL
 // and as constraints on SQLite: every case runs on the metadata of both drivers.
 
 @Entity('u_orders') @Sharded()
@@ -85,6 +86,12 @@ class AccountBadEntry {
   @PrimaryColumn('int') @ShardKey() userId!: number;
 }
 
+@Entity('u_events') @Sharded()
+class EventByTime {
+  @PrimaryColumn('int') @ShardKey() id!: number;
+  @Column('datetime', { unique: true }) at!: Date;
+}
+
 @Entity('u_avatars') @Broadcast()
 class Avatar {
   @PrimaryColumn('int') id!: number;
@@ -110,43 +117,49 @@ for (const driver of ['better-sqlite3', 'mysql'] as const) {
       for (const p of patterns) expect(error!.message).toMatch(p);
     };
 
-    it('refuses a primary key without the shard key, naming the entity, the columns and both fixes', async () => {
-      await refused(
-        [OrderById],
-        /^Entity OrderById: its primary key \(id\) does not contain the shard key "userId"/,
-        /@PrimaryColumn\(\) on "userId" too/,
-        /@Sharded\(\{ uniquePerShard: \['id'\] \}\)/,
-        /a global unique index across shards is not supported yet/,
-      );
+    const indexed = async (entities: Function[]) => (await rulesOf(entities, driver)).globalIndexes.map((g) => `${g.table}(${g.columns.join(', ')})→${g.ownerColumn} ${g.lookupTable}`);
+
+    it('gives a primary key without the shard key a global unique index', async () => {
+      expect(await indexed([OrderById])).toEqual(['u_orders(id)→userId u_orders__gidx_id']);
     });
-    it('accepts it when declared unique per shard', async () => {
+    it('accepts it when declared unique per shard, without an index', async () => {
       const rules = await rulesOf([OrderByIdAccepted], driver);
-      expect(rules.ruleOf('u_orders')!.uniqueKeys).toEqual([{ label: 'primary key', columns: ['id'] }]);
+      expect(rules.ruleOf('u_orders')!.uniqueKeys).toEqual([{ label: 'primary key', columns: ['id'], name: 'PRIMARY' }]);
+      expect(rules.globalIndexes).toEqual([]);
+    });
+    it('refuses a key whose columns can route no lookup table, naming the fixes', async () => {
+      await refused(
+        [EventByTime],
+        /^Entity EventByTime: its unique key \(at\) does not contain the shard key "id"/,
+        /uniquePerShard: \['at'\]/,
+        /a global unique index \(a lookup table\) is built only for keys whose columns are all integers or text/,
+      );
     });
     it('accepts a primary key that contains the shard key, and a generated uuid primary key', async () => {
       await rulesOf([OrderComposite], driver);
       await rulesOf([OrderUuid], driver);
     });
-    it('refuses a unique column and a unique index without the shard key', async () => {
-      await refused([AccountEmail], /Entity AccountEmail: its unique key \(email\) does not contain the shard key "userId"/, /@Unique\(\['email', 'userId'\]\)/, /uniquePerShard: \['email'\]/);
-      await refused([AccountIndex], /Entity AccountIndex: its unique key \(email\)/);
+    it('gives a unique column and a unique index without the shard key a global unique index', async () => {
+      expect(await indexed([AccountEmail])).toEqual(['u_accounts(email)→userId u_accounts__gidx_email']);
+      expect(await indexed([AccountIndex])).toEqual(['u_accounts(email)→userId u_accounts__gidx_email']);
     });
     it('accepts a composite unique key that contains the shard key', async () => {
       const rules = await rulesOf([AccountEmailPerUser], driver);
       expect(rules.ruleOf('u_accounts')!.uniqueKeys.map((u) => [...u.columns].sort())).toEqual([['id', 'userId'], ['email', 'userId']]);
     });
-    it('lists every offending key in one error, and accepts them all when declared (composite keys as arrays)', async () => {
-      await refused([AccountTwoProblems], /its primary key \(id\) and its unique key \(email, tenant\) do not contain the shard key "userId"/, /uniquePerShard: \['id', \['email', 'tenant'\]\]/);
-      await rulesOf([AccountBoth], driver);
+    it('indexes every such key, and none when all are declared (composite keys as arrays)', async () => {
+      expect((await indexed([AccountTwoProblems])).sort()).toEqual(['u_accounts(email, tenant)→userId u_accounts__gidx_email_tenant', 'u_accounts(id)→userId u_accounts__gidx_id']);
+      expect(await indexed([AccountBoth])).toEqual([]);
     });
     it('refuses a uniquePerShard entry that matches no such key, or names no column', async () => {
       await refused([AccountStaleEntry], /uniquePerShard lists \(name\), but AccountStaleEntry has no unique key on exactly these columns/);
       await refused([AccountUnknownEntry], /uniquePerShard names "nope", which is not a column of AccountUnknownEntry/);
       await refused([AccountBadEntry], /uniquePerShard entry 5 is neither a property name nor a non-empty array of property names/);
     });
-    it('refuses a one-to-one join column without the shard key, saying what it is', async () => {
-      await refused([ProfileOneToOne, Avatar], /Entity ProfileOneToOne: its one-to-one join column of "avatar" \(avatar\) does not contain the shard key "id"/, /uniquePerShard: \['avatar'\]/);
-      await rulesOf([ProfileOneToOneAccepted, Avatar], driver);
+    it('gives a one-to-one join column without the shard key a global unique index', async () => {
+      const rules = await rulesOf([ProfileOneToOne, Avatar], driver);
+      expect(rules.globalIndexes.map((g) => [g.label, g.lookupTable])).toEqual([['one-to-one join column of "avatar"', 'u_profiles__gidx_avatarId']]);
+      expect((await rulesOf([ProfileOneToOneAccepted, Avatar], driver)).globalIndexes).toEqual([]);
     });
   });
 }

@@ -12,16 +12,16 @@ export function uniqueKeysOf(metadata: EntityMetadata): UniqueKey[] {
   const keys: UniqueKey[] = [];
   const seen = new Set<string>();
   const oneToOne = metadata.relations.filter((r) => r.isOneToOneOwner && r.joinColumns.length > 0);
-  const add = (columns: readonly string[], label: string) => {
+  const add = (columns: readonly string[], label: string, name: string | undefined) => {
     if (columns.length === 0) return;
     const id = [...columns].map((c) => c.toLowerCase()).sort().join('\u0000');
     if (seen.has(id)) return;
     seen.add(id);
     const relation = oneToOne.find((r) => sameColumnSet(r.joinColumns.map((c) => c.databaseName), columns));
-    keys.push({ label: relation && label !== 'primary key' ? `one-to-one join column of "${relation.propertyName}"` : label, columns });
+    keys.push({ label: relation && label !== 'primary key' ? `one-to-one join column of "${relation.propertyName}"` : label, columns, name });
   };
-  add(metadata.primaryColumns.map((c) => c.databaseName), 'primary key');
-  for (const u of metadata.uniques) add(u.columns.map((c) => c.databaseName), 'unique key');
-  for (const i of metadata.indices) if (i.isUnique) add(i.columns.map((c) => c.databaseName), 'unique key');
+  add(metadata.primaryColumns.map((c) => c.databaseName), 'primary key', 'PRIMARY');
+  for (const u of metadata.uniques) add(u.columns.map((c) => c.databaseName), 'unique key', u.name);
+  for (const i of metadata.indices) if (i.isUnique) add(i.columns.map((c) => c.databaseName), 'unique key', i.name);
   return keys;
 }

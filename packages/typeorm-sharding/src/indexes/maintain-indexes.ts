@@ -1,0 +1,148 @@
+import type { QueryResult } from 'typeorm';
+import { UnsupportedShardingError } from '../errors/index.js';
+import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
+import type { Plan } from '../plan/plan.js';
+import type { GlobalIndex } from '../rules/index.js';
+import { conflictClausesOf } from '../plan/write/conflict-clause.js';
+import { duplicateError, isDuplicateKey } from './duplicate-error.js';
+import { insertEntries } from './insert-entries.js';
+import { parametersBetween, quoted, writeClausesOf } from './statement-text.js';
+
+/** What maintaining a table's global indexes needs from the engine. */
+export interface IndexHost {
+  readonly dialect: SqlDialect;
+  /** Runs one logical statement as planned, without maintenance (the user's, or a lookup table's). */
+  run(sql: string, parameters: readonly unknown[]): Promise<QueryResult>;
+  /** Runs `work` as one statement: in a transaction of its own, or behind a savepoint inside the caller's. */
+  atomically<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** One lookup row: the values of the key and the owner's shard key. */
+interface Entry {
+  readonly values: readonly unknown[];
+  readonly owner: unknown;
+}
+
+/**
+ * Runs a write of a table with global indexes together with the writes of its lookup rows, as
+ * one statement of the session (a transaction of its own, or a savepoint inside the caller's:
+ * local per server, XA across servers, one ATTACHed commit on SQLite), so that a committed row
+ * always has its entries and a duplicate leaves nothing of the statement written.
+ *
+ * - INSERT: the entries first (a duplicate fails there, before the row), then the rows.
+ * - UPDATE that assigns a key column: the affected rows' keys are read with a locking read on
+ *   the owner's shards, the new entries inserted, the rows updated, the old entries deleted.
+ * - DELETE: the affected rows' keys are read likewise, the rows deleted, then their entries.
+ *
+ * NULL in any column of a key is not indexed (a unique index lets several NULLs in).
+ */
+export async function maintainIndexes(p: ParameterizedSql, plan: Plan, indexes: readonly GlobalIndex[], host: IndexHost): Promise<QueryResult> {
+  const table = indexes[0]!.table;
+  switch (plan.kind) {
+    case 'insert': {
+      if (p.verb === 'REPLACE' || conflictClausesOf(p.sql, host.dialect).length > 0) {
+        throw refused(`An upsert (ON CONFLICT, ON DUPLICATE KEY UPDATE, INSERT IGNORE, REPLACE) of "${table}"`, p, 'read the row first and then insert it or update it (repository.save does both)');
+      }
+      const entries = indexes.map((index) => ({ index, entries: insertEntries(p, host.dialect, index, plan.keyColumnIndex!) }));
+      return host.atomically(async () => {
+        for (const { index, entries: list } of entries) await insertLookup(index, list, host);
+        return host.run(p.sql, p.parameters);
+      });
+    }
+    case 'write':
+      if (plan.limited) throw refused(`${p.verb} with ORDER BY / LIMIT of "${table}"`, p, 'the rows a LIMIT picks on each shard are not known before it runs; name the rows by their keys');
+      return p.verb === 'DELETE' ? deleteWithIndexes(p, indexes, host) : updateWithIndexes(p, indexes, host);
+    default:
+      throw refused(`this ${p.verb} of "${table}"`, p, 'write the rows by their keys with plain values (no subquery over sharded tables)');
+  }
+}
+
+async function deleteWithIndexes(p: ParameterizedSql, indexes: readonly GlobalIndex[], host: IndexHost): Promise<QueryResult> {
+  const clauses = writeClausesOf(p, host.dialect);
+  return host.atomically(async () => {
+    const rows = await lockingRead(p.sql.slice(clauses.head, clauses.end), parametersBetween(p, clauses.head, clauses.end), indexes, host);
+    const result = await host.run(p.sql, p.parameters);
+    for (const index of indexes) await deleteLookup(index, rows.map((r) => entryOf(r, index)).filter(isIndexed), host);
+    return result;
+  });
+}
+
+async function updateWithIndexes(p: ParameterizedSql, indexes: readonly GlobalIndex[], host: IndexHost): Promise<QueryResult> {
+  const clauses = writeClausesOf(p, host.dialect);
+  const assigned = new Map<string, unknown>();
+  for (const a of clauses.assignments) {
+    const slot = p.slots.find((s) => s.start === a.start && s.end === a.end);
+    const column = a.column.toLowerCase();
+    if (!indexes.some((g) => g.columns.some((c) => c.toLowerCase() === column))) continue;
+    if (!slot) {
+      throw refused(`UPDATE of "${indexes[0]!.table}" that sets "${a.column}" to an expression`, p, `it is a column of a global unique index, whose new value must be known before the UPDATE runs: set it to a value (read the rows, compute it, and save them)`);
+    }
+    assigned.set(column, slot.value);
+  }
+  const touched = indexes.filter((g) => g.columns.some((c) => assigned.has(c.toLowerCase())));
+  if (touched.length === 0) return host.run(p.sql, p.parameters);
+  return host.atomically(async () => {
+    // `UPDATE users u SET … WHERE …` reads `FROM users u WHERE …` (the table part has no parameters).
+    const from = `FROM ${p.sql.slice('UPDATE'.length, clauses.head).trim()} ${p.sql.slice(clauses.where, clauses.end)}`;
+    const rows = await lockingRead(from, parametersBetween(p, clauses.where, clauses.end), touched, host);
+    const changes = touched.map((index) => {
+      const old = rows.map((r) => entryOf(r, index));
+      const fresh = old.map((e) => ({ owner: e.owner, values: index.columns.map((c, i) => (assigned.has(c.toLowerCase()) ? assigned.get(c.toLowerCase()) : e.values[i])) }));
+      const moved = old.map((e, i) => !sameValues(e.values, fresh[i]!.values));
+      return { index, old: old.filter((e, i) => moved[i] && isIndexed(e)), fresh: fresh.filter((e, i) => moved[i] && isIndexed(e)) };
+    });
+    for (const c of changes) await insertLookup(c.index, c.fresh, host);
+    const result = await host.run(p.sql, p.parameters);
+    for (const c of changes) await deleteLookup(c.index, c.old, host);
+    return result;
+  });
+}
+
+/**
+ * Reads the owner key and the key columns of the rows a write affects (`fromWhere`: its `FROM …
+ * WHERE …` part), locking them on MySQL (`FOR UPDATE`, so that the write that follows changes
+ * exactly these rows; SQLite's transaction holds its file).
+ */
+async function lockingRead(fromWhere: string, parameters: readonly unknown[], indexes: readonly GlobalIndex[], host: IndexHost): Promise<Record<string, unknown>[]> {
+  const q = (c: string) => quoted(c, host.dialect);
+  const columns = [...new Set([indexes[0]!.ownerColumn, ...indexes.flatMap((g) => g.columns)])];
+  const select = `SELECT ${columns.map(q).join(', ')} ${fromWhere.trim()}${host.dialect === 'mysql' ? ' FOR UPDATE' : ''}`;
+  return ((await host.run(select, parameters)).records ?? []) as Record<string, unknown>[];
+}
+
+function entryOf(row: Record<string, unknown>, index: GlobalIndex): Entry {
+  return { owner: row[index.ownerColumn], values: index.columns.map((c) => row[c]) };
+}
+
+function isIndexed(entry: Entry): boolean {
+  return entry.values.every((v) => v !== null && v !== undefined);
+}
+
+function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.every((v, i) => String(v) === String(b[i]));
+}
+
+async function insertLookup(index: GlobalIndex, entries: readonly Entry[], host: IndexHost): Promise<void> {
+  const indexed = entries.filter(isIndexed);
+  if (indexed.length === 0) return;
+  const q = (c: string) => quoted(c, host.dialect);
+  const columns = [...index.columns, index.ownerColumn];
+  const row = `(${columns.map(() => '?').join(', ')})`;
+  const sql = `INSERT INTO ${q(index.lookupTable)} (${columns.map(q).join(', ')}) VALUES ${indexed.map(() => row).join(', ')}`;
+  try {
+    await host.run(sql, indexed.flatMap((e) => [...e.values, e.owner]));
+  } catch (error) {
+    if (!isDuplicateKey(error)) throw error;
+    throw duplicateError(index, indexed[0]!.values, error, host.dialect);
+  }
+}
+
+async function deleteLookup(index: GlobalIndex, entries: readonly Entry[], host: IndexHost): Promise<void> {
+  const q = (c: string) => quoted(c, host.dialect);
+  const condition = [...index.columns, index.ownerColumn].map((c) => `${q(c)} = ?`).join(' AND ');
+  for (const e of entries) await host.run(`DELETE FROM ${q(index.lookupTable)} WHERE ${condition}`, [...e.values, e.owner]);
+}
+
+function refused(what: string, p: ParameterizedSql, fix: string): UnsupportedShardingError {
+  return new UnsupportedShardingError(`${what} is not supported on a table with a global unique index: ${fix}.`, { sql: p.sql, stage: 'write' });
+}

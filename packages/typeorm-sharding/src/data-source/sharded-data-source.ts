@@ -11,6 +11,7 @@ import type { Topology } from '../servers/topology.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { PlanCacheStats } from '../plan/plan-cache.js';
 import { resolveShardingRules, withLookupTables, type ShardingRules } from '../rules/index.js';
+import { checkIndexesBuilt } from '../indexes/check-built.js';
 import { registerLookupTables } from '../indexes/register-lookups.js';
 import type { ShardConnectionOptions, ShardedDataSourceOptions } from './options.js';
 import { resolveShardingOptions, validateShards } from './resolve-options.js';
@@ -306,6 +307,7 @@ export class ShardedDataSource extends DataSource {
       }
       if (this.shardedOptions.migrationsRun) await this.runMigrations({ transaction: this.shardedOptions.migrationsTransactionMode });
       if (this.shardedOptions.synchronize) await this.synchronize();
+      await checkIndexesBuilt(this.rules.globalIndexes, (sql) => this.query(sql), (name) => this.driver.escape(name));
       // Last, so that dropSchema and synchronize cannot remove the worker-id lease table under it.
       this.globalKeys = await keys?.start(this.shardSources[0]!);
       if (this.globalKeys) this.subscribers.unshift(this.globalKeys.subscriber);

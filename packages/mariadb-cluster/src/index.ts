@@ -41,6 +41,11 @@ export interface ClusterOptions {
   readonly replicate?: boolean;
   /** More `mariadbd` options for every node (e.g. `--innodb-lock-wait-timeout=1`). */
   readonly serverOptions?: readonly string[];
+  /**
+   * Loopback ports for the primary then each replica (a range agreed among the people sharing a
+   * machine); a node without one gets a free port. @default free ports
+   */
+  readonly ports?: readonly number[];
 }
 
 /**
@@ -111,7 +116,7 @@ export async function startCluster(replicaCount = 2, options: ClusterOptions = {
     for (let i = 0; i <= replicaCount; i++) {
       const name = i === 0 ? 'primary' : `replica${i}`;
       cpSync(join(dir, 'template'), join(dir, name), { recursive: true });
-      nodes.push({ name, port: await freePort(), serverId: i + 1, pid: undefined });
+      nodes.push({ name, port: options.ports?.[i] ?? (await freePort()), serverId: i + 1, pid: undefined });
     }
     rmSync(join(dir, 'template'), { recursive: true, force: true });
     for (const node of nodes) children.set(node.name, launch(dir, node, serverOptions));

@@ -288,13 +288,22 @@ describe.skipIf(!canStartMariadb())('the query router when it cannot know', () =
     const repo = ds.getRepository(Item);
     try {
       await repo.insert({ id: nextId++, v: 'warm' });
+      const open = ds.createQueryRunner();
+      await open.startTransaction();
+      await open.manager.findOneBy(Item, { id: 1 });
       await cluster.kill(cluster.primary);
       const failures = [
         await repo.insert({ id: nextId++, v: 'lost' }).catch((e: unknown) => e),
         await repo.update({ id: 1 }, { v: 'lost' }).catch((e: unknown) => e),
         await repo.save({ id: nextId++, v: 'lost' }).catch((e: unknown) => e),
         await ds.transaction((em) => em.insert(Item, { id: nextId++, v: 'lost' })).catch((e: unknown) => e),
+        // A stream inside a transaction that was open on the primary's connection before it died.
+        await (async () => {
+          for await (const row of await open.manager.createQueryBuilder(Item, 'i').where('i.id = :id', { id: 1 }).stream()) void row;
+        })().catch((e: unknown) => e),
       ];
+      await open.rollbackTransaction().catch(() => undefined);
+      await open.release();
       expect(ds.router.snapshot().find((n) => n.role === 'primary')).toMatchObject({ up: true });
       for (const error of failures) {
         expect(error).toBeInstanceOf(NodeUnavailableError);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn, QueryFailedError, Table, TableColumn, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { Column, DataSource, Entity, JoinColumn, ManyToOne, PrimaryColumn, QueryFailedError, Table, TableColumn, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { Broadcast, CrossServerTransactionError, PartialCommitError, Sharded, ShardKey, ShardedDataSource, type ShardingOptions } from '../../packages/typeorm-sharding/src/index.js';
 
 // Issue 11 on SQLite: a transaction over several shard files runs on the connection of the first
@@ -50,7 +50,7 @@ afterEach(async () => {
 });
 
 /** `count` shards: files in a fresh directory, or in memory (`memory` lists the shards kept in memory). */
-async function open(count: number, options: { memory?: readonly number[]; sharding?: ShardingOptions; migrations?: Function[]; synchronize?: boolean } = {}): Promise<ShardedDataSource> {
+async function open(count: number, options: { memory?: readonly number[]; sharding?: ShardingOptions; migrations?: Function[]; synchronize?: boolean; busyTimeoutMs?: number } = {}): Promise<ShardedDataSource> {
   const dir = mkdtempSync(join(tmpdir(), 'tsh-sqlite-xa-'));
   dirs.push(dir);
   const ds = new ShardedDataSource({
@@ -60,6 +60,7 @@ async function open(count: number, options: { memory?: readonly number[]; shardi
     migrations: options.migrations ?? [],
     shards: Array.from({ length: count }, (_, i) => ({ name: `s${i}`, database: options.memory?.includes(i) ? ':memory:' : join(dir, `s${i}.db`) })),
     sharding: options.sharding ?? {},
+    ...(options.busyTimeoutMs === undefined ? {} : { timeout: options.busyTimeoutMs }),
   });
   sources.push(ds);
   return ds.initialize();
@@ -131,6 +132,42 @@ describe('SQLite shard files: one transaction, one COMMIT', () => {
     expect(memory.error).not.toBeInstanceOf(PartialCommitError);
     expect(memory.balances.map((x) => x.split('=')[1])).toEqual(['100', '100']);
     expect(memory.sales).toBe(0);
+  });
+
+  it('a COMMIT that fails on an attached file (another connection holds a lock on it) commits no file, where commits one after the other leave a part', async () => {
+    // Nothing the plugin can check first: the lock is only met at COMMIT, when SQLite needs every file exclusively.
+    const outcome = async (crossServer: 'atomic' | 'sequential') => {
+      const ds = await open(3, { sharding: { transactions: { crossServer } }, busyTimeoutMs: 50 });
+      const [a, b] = idsOn(ds, 's0', 's1') as [number, number];
+      await ds.getRepository(Acct).insert([{ id: a, balance: 100 }, { id: b, balance: 100 }]);
+      const file = dirs[dirs.length - 1]!;
+      // Another connection to s1's file (a plain TypeORM data source).
+      const other = await new DataSource({ type: 'better-sqlite3', database: join(file, 's1.db') }).initialize();
+      const blocker = other.createQueryRunner();
+      try {
+        const error = await ds
+          .transaction(async (em) => {
+            await em.increment(Acct, { id: a }, 'balance', 1);
+            await em.increment(Acct, { id: b }, 'balance', 1);
+            // A reader of s1 opens its transaction now: its SHARED lock holds until it ends.
+            await blocker.query('BEGIN');
+            await blocker.query('SELECT COUNT(*) FROM sq_accounts');
+          })
+          .then(() => undefined, (e: unknown) => e);
+        await blocker.query('COMMIT');
+        return { error, balances: (await balances(ds)).map((x) => x.split('=')[1]) };
+      } finally {
+        await blocker.release();
+        await other.destroy();
+      }
+    };
+    const atomic = await outcome('atomic');
+    expect(String(atomic.error)).toMatch(/SQLITE_BUSY|database is locked/);
+    expect(atomic.error).not.toBeInstanceOf(PartialCommitError);
+    expect(atomic.balances).toEqual(['100', '100']);
+    const sequential = await outcome('sequential');
+    expect(sequential.error).toBeInstanceOf(PartialCommitError);
+    expect(sequential.balances.sort()).toEqual(['100', '101']);
   });
 
   it('a nested transaction rolled back undoes its work on the attached files too', async () => {

@@ -41,7 +41,10 @@ export interface ClusterOptions {
   readonly replicate?: boolean;
   /** More `mariadbd` options for every node (e.g. `--innodb-lock-wait-timeout=1`). */
   readonly serverOptions?: readonly string[];
-  /** The nodes' loopback ports, in order (primary first); a node without one gets a free port. @default free ports */
+  /**
+   * Loopback ports for the primary then each replica (a range agreed among the people sharing a
+   * machine); a node without one gets a free port. @default free ports
+   */
   readonly ports?: readonly number[];
 }
 

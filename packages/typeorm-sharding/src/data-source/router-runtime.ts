@@ -71,8 +71,13 @@ export class RouterRuntime {
     return new RouterRuntime(router, servers, shared);
   }
 
-  /** Starts heartbeats, lag checks, load sampling and warm-up (at the end of `initialize()`). */
-  start(): void {
+  /**
+   * Measures every replica's lag once, then starts heartbeats, lag checks, load sampling and
+   * warm-up (at the end of `initialize()`): the first reads find each replica's lag known (or
+   * known to be unknown, which keeps it out of rotation), not assumed.
+   */
+  async start(): Promise<void> {
+    await this.router.checkLagNow();
     this.router.start();
   }
 

@@ -312,7 +312,7 @@ export class ShardedDataSource extends DataSource {
       this.globalKeys = await keys?.start(this.shardSources[0]!);
       if (this.globalKeys) this.subscribers.unshift(this.globalKeys.subscriber);
       // Last: heartbeats, lag checks and load sampling run while the data source is open.
-      this.routerRuntime?.start();
+      await this.routerRuntime?.start();
     } catch (error) {
       Object.assign(this, { isInitialized: false });
       this.engine = undefined;

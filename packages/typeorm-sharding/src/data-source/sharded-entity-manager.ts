@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EntityManager, type DataSource } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel.js';
+import { forWritesOwnReads } from '../router/hints/routing-scope.js';
 import { SerialQueue } from '../session/serial-queue.js';
 
 /** One transaction callback while it runs: transactions started inside it nest in it. */
@@ -77,4 +78,22 @@ function topLevelQueue(dataSource: DataSource): SerialQueue {
   let queue = topLevel.get(dataSource);
   if (!queue) topLevel.set(dataSource, (queue = new SerialQueue()));
   return queue;
+}
+
+/**
+ * The EntityManager methods that write and may read for themselves first or after (save's
+ * existence check, the reload of generated columns after an insert, cascades): their reads run
+ * on the primary whatever a `withRouting({ forceSlave: true })` scope says (see `forWritesOwnReads`).
+ */
+const WRITES_WITH_OWN_READS = ['save', 'remove', 'softRemove', 'recover', 'insert', 'update', 'upsert', 'delete', 'softDelete', 'restore', 'increment', 'decrement'] as const;
+
+for (const name of WRITES_WITH_OWN_READS) {
+  const base = (EntityManager.prototype as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[name]!;
+  Object.defineProperty(ShardedEntityManager.prototype, name, {
+    configurable: true,
+    writable: true,
+    value: function (this: EntityManager, ...args: unknown[]): Promise<unknown> {
+      return forWritesOwnReads(() => base.apply(this, args));
+    },
+  });
 }

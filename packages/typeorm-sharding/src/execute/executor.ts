@@ -127,9 +127,9 @@ async function runOne(statement: PhysicalStatement, targets: readonly ShardTarge
     if (observed) report(result.records?.length ? result.records.length : (result.affected ?? 0));
     return result;
   } catch (cause) {
-    if (routed) target.nodes!.complete(routed, { error: cause });
+    const typed = routed ? target.nodes!.complete(routed, { error: cause }) : undefined;
     if (observed) report(0, cause);
-    failure = cause;
+    failure = typed ?? cause;
   } finally {
     if (runner) await session.done(target, runner);
   }
@@ -149,8 +149,7 @@ async function acquire(target: ShardTarget, session: ShardSession, routed: Route
   try {
     return await session.acquire(target);
   } catch (error) {
-    if (routed) target.nodes!.complete(routed, { error });
-    throw error;
+    throw (routed ? target.nodes!.complete(routed, { error }) : undefined) ?? error;
   }
 }
 

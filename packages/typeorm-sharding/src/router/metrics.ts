@@ -9,8 +9,8 @@ export interface RouterMetricsOptions {
   readonly prefix?: string;
 }
 
-/** Outcome label of `requests_total`. */
-export type RequestOutcome = 'ok' | 'sql_error' | 'connection_error' | 'rejected';
+/** Outcome label of `requests_total` (`node_error`: a node-level refusal such as rejected credentials, see `isNodeFailure`). */
+export type RequestOutcome = 'ok' | 'sql_error' | 'connection_error' | 'node_error' | 'rejected';
 
 /** Counters that a collect callback reads (cache statistics). */
 export interface HitMissCounts {
@@ -29,7 +29,9 @@ export interface HitMissCounts {
  * | `misroutes_total` (a write that reached a replica; must stay 0) | counter | server, node, kind |
  * | `failovers_total` | counter | server, node, cause (heartbeat, traffic) |
  * | `failover_time_ms` (first failure → node marked down) | histogram | server, node |
- * | `retries_total` (reads retried on another node after a connection error) | counter | server, node |
+ * | `retries_total` (reads retried on another node after their node failed) | counter | server, node (the one that failed) |
+ * | `fallbacks_total` (statements that did not run where their rule sent them) | counter | server, role (where it ran), fallback |
+ * | `unknown_gtids_total` (writes whose GTID could not be learnt: reads go to the primary) | counter | server |
  * | `node_up` | gauge | server, node, role |
  * | `replication_lag_ms` | gauge | server, node |
  * | `node_weight` (weight × warm-up share × load factor) | gauge | server, node, role |
@@ -47,6 +49,8 @@ export class RouterMetrics {
   readonly failovers: Counter<'server' | 'node' | 'cause'>;
   readonly failoverTime: Histogram<'server' | 'node'>;
   readonly retries: Counter<'server' | 'node'>;
+  readonly fallbacks: Counter<'server' | 'role' | 'fallback'>;
+  readonly unknownGtids: Counter<'server'>;
   readonly nodeUp: Gauge<'server' | 'node' | 'role'>;
   readonly lag: Gauge<'server' | 'node'>;
   readonly weight: Gauge<'server' | 'node' | 'role'>;
@@ -89,7 +93,14 @@ export class RouterMetrics {
       buckets: [10, 100, 250, 500, 1000, 2000, 3000, 5000, 10000],
       registers,
     });
-    this.retries = new Counter({ name: `${p}retries_total`, help: 'Reads retried on another node after a connection error, by the node that failed.', labelNames: ['server', 'node'], registers });
+    this.retries = new Counter({ name: `${p}retries_total`, help: 'Reads retried on another node after their node failed (connection error, node-level refusal), by the node that failed.', labelNames: ['server', 'node'], registers });
+    this.fallbacks = new Counter({
+      name: `${p}fallbacks_total`,
+      help: 'Statements that ran elsewhere than their rule said: no-analytics, no-replica, consistency-timeout, retry (after a failed node), unknown-write (a GTID the router could not learn).',
+      labelNames: ['server', 'role', 'fallback'],
+      registers,
+    });
+    this.unknownGtids = new Counter({ name: `${p}unknown_gtids_total`, help: 'Writes on a primary whose GTID could not be learnt (their readers go to the primary until a newer position is polled).', labelNames: ['server'], registers });
     this.nodeUp = new Gauge({ name: `${p}node_up`, help: '1 when the node is up, 0 when down.', labelNames: ['server', 'node', 'role'], registers });
     this.lag = new Gauge({ name: `${p}replication_lag_ms`, help: 'Measured replication lag of a replica, in milliseconds.', labelNames: ['server', 'node'], registers });
     this.weight = new Gauge({ name: `${p}node_weight`, help: 'Effective weight: configured weight × warm-up share × load factor.', labelNames: ['server', 'node', 'role'], registers });

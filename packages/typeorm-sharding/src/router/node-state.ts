@@ -32,6 +32,12 @@ export class NodeState implements BalancerCandidate {
   warmUp: WarmUp | undefined;
   /** Replication lag in milliseconds; undefined until measured (and always for the primary). */
   lagMs: number | undefined;
+  /**
+   * The last lag check could not read the node's replication state (`SHOW REPLICA STATUS`
+   * refused for want of a privilege, failed, or timed out): its lag is unknown, and an unknown
+   * lag is never taken for caught up, so the node gets no reads until a check succeeds.
+   */
+  lagUnknown = false;
   /** The newest GTID position the node is known to have applied (lag monitor, successful waits). */
   appliedPosition: GtidPosition | undefined;
   latencyMs: number | undefined;

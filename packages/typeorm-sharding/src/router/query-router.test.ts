@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NodeUnavailableError } from './errors.js';
-import { withRouting } from './hints/routing-scope.js';
+import { forWritesOwnReads, withRouting } from './hints/routing-scope.js';
 import { formatGtidPosition } from './lag/gtid.js';
 import { QueryRouter } from './query-router.js';
 import type { RouteTarget } from './route-target.js';
@@ -11,6 +11,9 @@ import { FakeMonitor, replicaAnswers, testConfig } from './testing/router-fixtur
 const READ: StatementDescriptor = { kind: 'select', shapeKey: 'SELECT * FROM `t` WHERE `id` = ?' };
 const WRITE: StatementDescriptor = { kind: 'insert', shapeKey: 'INSERT INTO `t` VALUES (?)' };
 const ok = { result: [] };
+/** A write's OK packet that changed nothing: no GTID to learn. */
+const unchanged = { result: { affectedRows: 0 } };
+const caughtUp = replicaAnswers({ secondsBehind: 0, applied: '' });
 const written = (gtid: string) => ({ result: { affectedRows: 1, stateChanges: { systemVariables: { last_gtid: gtid } } } });
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:2'), { code: 'ECONNREFUSED', fatal: true });
 
@@ -33,7 +36,7 @@ function harness(options: { extra?: Record<string, unknown>; analytics?: boolean
       if (down.has(node.name)) throw refused();
       return 0.3;
     },
-    monitor: options.monitor ?? new FakeMonitor(),
+    monitor: options.monitor ?? new FakeMonitor().on('r1', caughtUp).on('r2', caughtUp).on('a1', caughtUp),
     warn: (m) => warnings.push(m),
   });
   const run = (n: number, statement: StatementDescriptor = READ, server = 'default') => {
@@ -41,7 +44,7 @@ function harness(options: { extra?: Record<string, unknown>; analytics?: boolean
     for (let i = 0; i < n; i++) {
       const t = router.route(server, statement);
       names.push(t.node.name);
-      router.complete(t, ok);
+      router.complete(t, statement.kind === 'select' ? ok : unchanged);
     }
     return names;
   };
@@ -156,12 +159,15 @@ describe('QueryRouter', () => {
     expect(h.router.complete(t, { error: new Error('ER_PARSE_ERROR') })).toBeUndefined();
   });
 
-  it('retries a read once on another node after a connection error, never after rows were delivered or twice', () => {
+  it('retries a read on every other node after connection errors, the primary last, never after rows were delivered', () => {
     const h = harness();
     const first = h.router.route('default', READ);
     const retry = h.router.complete(first, { error: refused() })!;
     expect([retry.node.name, retry.fallback, retry.attempt]).toEqual(['r2', 'retry', 2]);
-    expect(h.router.complete(retry, { error: refused() })).toBeUndefined();
+    const last = h.router.complete(retry, { error: refused() })!;
+    expect([last.node.name, last.role, last.fallback, last.attempt]).toEqual(['p', 'primary', 'retry', 3]);
+    expect(h.router.complete(last, { error: refused() })).toBeUndefined();
+    expect(h.router.failureOf(last, refused())).toMatchObject({ code: 'SHARDING_NODE_UNAVAILABLE', server: 'default', role: 'any', node: 'p' });
     const streamed = h.router.route('default', READ);
     expect(h.router.complete(streamed, { error: refused(), rowsDelivered: true })).toBeUndefined();
     const write = h.router.route('default', WRITE);
@@ -289,6 +295,104 @@ describe('QueryRouter', () => {
       expect(session.router.route('default', READ).wait).toBeDefined();
     });
     expect(session.router.route('default', READ).wait).toBeUndefined();
+  });
+
+  it('reads the primary after a write whose GTID it could not learn (RETURNING rows, @@last_gtid unreadable), until a primary position polled after it', async () => {
+    const monitor = new FakeMonitor().on('r1', caughtUp).on('r2', caughtUp);
+    let binlog = '0-1-20';
+    monitor.on('p', () => [{ pos: binlog }]);
+    const h = harness({ monitor, extra: { routing: { readYourWrites: 'session' } } });
+    const returning = { result: [{ id: 1, tag: 'new' }] };
+    await withRouting({}, async () => {
+      const w = h.router.route('default', WRITE);
+      // The engine asks: rows carry no GTID, so @@last_gtid must be read on the same connection.
+      expect(h.router.needsLastGtid(w, returning.result)).toBe(true);
+      h.router.complete(w, { ...returning, lastGtid: Object.assign(new Error('boom'), { code: 'ER_UNKNOWN_SYSTEM_VARIABLE' }) });
+      await h.clock.advance(10);
+      const read = h.router.route('default', READ);
+      expect([read.node.name, read.fallback, read.wait]).toEqual(['p', 'unknown-write', undefined]);
+      h.router.complete(read, ok);
+      // A poll of the primary sent after the write covers it: the read may then wait for that position on a replica.
+      binlog = '0-1-21';
+      await h.router.checkLagNow();
+      const after = h.router.route('default', READ);
+      expect(after.role).toBe('replica');
+      h.router.complete(after, ok);
+    });
+    // Outside any session, CONSISTENT_READ follows every write of the router: the poll resolved that one too.
+    const consistent = { ...READ, hints: h.router.hintsOf('/*+ CONSISTENT_READ */ SELECT 1') };
+    const c = h.router.route('default', consistent);
+    expect(c.role).toBe('replica');
+    h.router.complete(c, ok);
+    expect(h.warnings.filter((w) => w.includes('left no GTID'))).toHaveLength(1);
+    expect((await metric(h.router, 'unknown_gtids_total'))[0]?.value).toBe(1);
+    expect((await metric(h.router, 'fallbacks_total')).find((m) => m.labels.fallback === 'unknown-write')?.value).toBe(1);
+  });
+
+  it('takes the GTID of @@last_gtid when the result carries none, and asks for it only when it must', () => {
+    const h = harness({ extra: { routing: { readYourWrites: 'session' } } });
+    withRouting({}, () => {
+      const w = h.router.route('default', WRITE);
+      expect(h.router.needsLastGtid(w, written('0-1-5').result)).toBe(false);
+      expect(h.router.needsLastGtid(w, { affectedRows: 0 })).toBe(false);
+      expect(h.router.needsLastGtid(w, [{ id: 1 }])).toBe(true);
+      h.router.complete(w, { result: [{ id: 1 }], lastGtid: [[{ gtid: '0-1-33' }], []] });
+      expect(formatGtidPosition(h.router.route('default', READ).wait!.position)).toBe('0-1-33');
+    });
+    const read = h.router.route('default', READ);
+    expect(h.router.needsLastGtid(read, [])).toBe(false);
+    h.router.complete(read, ok);
+  });
+
+  it('keeps a replica whose lag cannot be read out of rotation, warns once naming SLAVE MONITOR, and takes it back once a check succeeds', async () => {
+    const denied = () => {
+      throw Object.assign(new Error('Access denied; you need (at least one of) the SLAVE MONITOR privilege(s) for this operation'), { code: 'ER_SPECIFIC_ACCESS_DENIED_ERROR', errno: 1227 });
+    };
+    let r1Denied = true;
+    const monitor = new FakeMonitor().on('r2', caughtUp).on('r1', (sql) => (r1Denied && sql.startsWith('SHOW') ? denied() : caughtUp(sql)));
+    const h = harness({ monitor });
+    const lag: unknown[] = [];
+    h.router.on('lag', (e) => lag.push(e));
+    await h.router.checkLagNow();
+    await h.router.checkLagNow();
+    expect(count(h.run(4))).toEqual({ r2: 4 });
+    expect(h.warnings).toHaveLength(1);
+    expect(h.warnings[0]).toContain('SLAVE MONITOR');
+    expect(lag).toEqual([{ server: 'default', node: 'r1', lagMs: Number.NaN, eligible: false }]);
+    r1Denied = false;
+    await h.router.checkLagNow();
+    // Back in rotation, ramping up as a node back from down (10 % of its share at first).
+    expect(lag[1]).toEqual({ server: 'default', node: 'r1', lagMs: 0, eligible: true });
+    expect(h.run(40)).toContain('r1');
+  });
+
+  it('counts node-level refusals (rejected credentials, connection limits) against the node and retries the read elsewhere; SQL errors never', async () => {
+    const h = harness({ extra: { healthCheck: { errorThreshold: 2 } } });
+    const denied = () => Object.assign(new Error("Access denied for user 'app'"), { code: 'ER_ACCESS_DENIED_ERROR', errno: 1045, sqlState: '28000' });
+    const tooMany = () => Object.assign(new Error('Too many connections'), { code: 'ER_CON_COUNT_ERROR', errno: 1040 });
+    const noTable = () => Object.assign(new Error("Table 't' doesn't exist"), { code: 'ER_NO_SUCH_TABLE', errno: 1146 });
+    const first = h.router.route('default', READ);
+    expect(h.router.complete(first, { error: denied() })?.node.name).toBe('r2');
+    const again = h.router.route('default', READ);
+    h.router.complete(h.router.complete(again, { error: again.node.name === 'r1' ? tooMany() : noTable() }) ?? again, ok);
+    expect(h.router.snapshot().find((n) => n.node === 'r1')?.up).toBe(again.node.name !== 'r1');
+    const sql = h.router.route('default', READ);
+    expect(h.router.complete(sql, { error: noTable() })).toBeUndefined();
+    expect(h.router.failureOf(sql, noTable())).toBeUndefined();
+    expect((await metric(h.router, 'requests_total')).filter((m) => m.labels.outcome === 'node_error').reduce((n, m) => n + m.value, 0)).toBeGreaterThan(0);
+  });
+
+  it("sends a write's own reads to the primary inside a forceSlave scope, and reports the hint as overridden", () => {
+    const h = harness();
+    withRouting({ forceSlave: true }, () => {
+      expect(h.run(1)).toEqual(['r1']);
+      return forWritesOwnReads(async () => {
+        const t = h.router.route('default', READ);
+        expect([t.node.name, t.reason]).toEqual(['p', 'write-own-read']);
+        h.router.complete(t, ok);
+      });
+    });
+    expect(h.warnings).toEqual(['Routing hint FORCE_SLAVE cannot be followed for this statement (write-own-read): it runs on the primary.']);
   });
 
   it("records a transaction's COMMIT GTID (noteWrite) for the scope's session and for the server", () => {

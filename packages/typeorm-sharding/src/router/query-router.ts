@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { isConnectionError, isReadOnlyRefusal } from './connection-error.js';
+import { errorCodeOf, isConnectionError, isNodeFailure, isReadOnlyRefusal } from './connection-error.js';
 import { decideRole, type RouteReason } from './decision/decide-role.js';
 import { RouteCache } from './decision/route-cache.js';
 import { classifyShape } from './decision/shape-route.js';
@@ -14,9 +14,9 @@ import { HintReader } from './hints/hint-reader.js';
 import type { HintProblem } from './hints/parse-hints.js';
 import { currentRoutingScope } from './hints/routing-scope.js';
 import type { RoutingSession } from './hints/routing-session.js';
-import { gtidOfResult } from './lag/capture-gtid.js';
+import { gtidOfLastGtidRows, gtidOfResult, gtidUnknown } from './lag/capture-gtid.js';
 import { coversPosition, mergePositions, type GtidPosition } from './lag/gtid.js';
-import { checkLag } from './lag/lag-monitor.js';
+import { checkLag, lagUnknownWarning } from './lag/lag-monitor.js';
 import { waitForGtid, type NodeQuery } from './lag/wait-for-gtid.js';
 import { LoadSampler } from './load/load-sampler.js';
 import { RouterMetrics, type RequestOutcome, type RouterMetricsOptions } from './metrics.js';
@@ -64,6 +64,7 @@ export interface NodeSnapshot {
 }
 
 const MAINTENANCE_MS = 1000;
+const NO_NODES: readonly string[] = Object.freeze([]);
 
 /**
  * The query router of the PolarDB article, per server: it picks the node (primary, replica,
@@ -163,7 +164,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
         : this.routeCache.getOrCreate(commentHints.key === '' ? key : `${key}\u0000${commentHints.key}`, () => classifyShape(statement, this.config.analytics));
     const hints = scope === undefined ? commentHints : unionHints(commentHints, scope.hints);
     const inTransaction = statement.inTransaction ?? false;
-    const decision = decideRole(shape, { inTransaction, shardCount: statement.shardCount ?? 1, hints, defaultReads: this.config.defaultReads, masterRunner: statement.masterRunner === true });
+    const decision = decideRole(shape, { inTransaction, shardCount: statement.shardCount ?? 1, hints, defaultReads: this.config.defaultReads, masterRunner: statement.masterRunner === true, writesOwnReads: scope?.writesOwnReads === true });
     if (decision.overridden !== undefined) this.reportOverride(decision.overridden, decision.reason, key);
     const session = statement.session ?? scope?.session;
     // The target names the hints that applied: the comment's and the scope's together.
@@ -201,41 +202,70 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
 
   /**
    * Reports how a statement ended; call it exactly once per target. Records latency, errors
-   * and health (a connection error counts against the node), a write's GTID (read-your-writes,
-   * lag), and the request metrics. Returns a second target when the statement was a read that
-   * failed with a connection error before delivering any row, on a replica, with `retryReads`
-   * on: run it there once (and complete that one too). Otherwise undefined.
+   * and health (a node failure — a connection error, a node-level refusal: see `isNodeFailure` —
+   * counts against the node), a write's GTID (read-your-writes, lag; a write whose GTID is unknown
+   * sends the reads that must see it to the primary until a newer primary position is known), and
+   * the request metrics. Returns the next target when the statement was a read that failed with
+   * its node before delivering any row, with `retryReads` on: another eligible replica not tried
+   * yet, else the primary (graceful degradation), at most one try per node of the server; run it
+   * there (and complete that one too). Otherwise undefined: see `failureOf` for the error to raise.
    */
   complete(target: RouteTarget, outcome: StatementOutcome): RouteTarget | undefined {
     const entry = this.nodes.get(target.node.name);
     const now = this.clock.now();
     this.release(target);
     const failed = outcome.error !== undefined;
-    const connectionFailure = failed && isConnectionError(outcome.error);
-    const result: RequestOutcome = !failed ? 'ok' : connectionFailure ? 'connection_error' : 'sql_error';
+    const nodeFailure = failed && isNodeFailure(outcome.error, target.role);
+    const result: RequestOutcome = !failed ? 'ok' : !nodeFailure ? 'sql_error' : isConnectionError(outcome.error) ? 'connection_error' : 'node_error';
     this.metrics.countRequest(target.server, target.node.name, target.role, target.kind, result);
     if (target.kind !== 'select' && target.role !== 'primary') this.metrics.misroutes.inc({ server: target.server, node: target.node.name, kind: target.kind });
     else if (failed && target.role !== 'primary' && isReadOnlyRefusal(outcome.error)) this.metrics.misroutes.inc({ server: target.server, node: target.node.name, kind: target.kind });
     if (entry === undefined) return undefined;
     const { node, server } = entry;
-    node.observe(now - target.startedAt, connectionFailure);
-    if (connectionFailure) {
+    node.observe(now - target.startedAt, nodeFailure);
+    if (nodeFailure) {
       this.applyTransition(server, node, node.health.statementConnectionError(now));
     } else {
       node.health.statementSucceeded();
     }
-    if (!failed && target.role === 'primary') {
-      const position = gtidOfResult(outcome.result);
-      if (position !== undefined) {
-        server.noteWrite(position, now);
-        target.session?.noteWrite(server.name, position);
-      }
-    }
-    if (connectionFailure && !outcome.rowsDelivered && target.attempt === 1 && target.role !== 'primary' && this.config.retryReads && target.kind === 'select') {
+    if (!failed && target.role === 'primary') this.captureWrite(server, target, outcome, now);
+    if (nodeFailure && !outcome.rowsDelivered && target.role !== 'primary' && this.config.retryReads && target.kind === 'select' && !target.inTransaction) {
       this.metrics.retries.inc({ server: server.name, node: node.name });
       return this.retryTarget(server, target);
     }
     return undefined;
+  }
+
+  /**
+   * Whether the engine must read `LAST_GTID_SQL` on the connection a statement just ran on, and
+   * hand its rows to `complete` as `lastGtid`: a write on the primary outside a transaction whose
+   * result carries no GTID (`INSERT … RETURNING`; see `gtidUnknown`).
+   */
+  needsLastGtid(target: RouteTarget, result: unknown): boolean {
+    return target.role === 'primary' && !target.inTransaction && gtidUnknown(target.kind, result);
+  }
+
+  /**
+   * The error to raise for a statement that failed with its node and that `complete` did not
+   * retry: one `NodeUnavailableError` naming the server and the node, with the driver's error as
+   * `cause`, from the first failure on (a write on a primary that just died, a read no node could
+   * take). Undefined for an SQL error (raise it as it is) and for a stream that had delivered rows.
+   */
+  failureOf(target: RouteTarget, error: unknown, rowsDelivered = false): NodeUnavailableError | undefined {
+    if (rowsDelivered || !isNodeFailure(error, target.role)) return undefined;
+    if (target.role !== 'primary' && !this.config.retryReads) return undefined;
+    const code = errorCodeOf(error) ?? 'connection error';
+    const read = target.kind === 'select' && (target.role !== 'primary' || target.tried.length > 0);
+    if (read) {
+      const tried = [...target.tried, target.node.name].join(', ');
+      return new NodeUnavailableError(target.server, 'any', `No node of server ${target.server} could take the read: ${tried} failed (last: ${code}), and no other node is eligible.`, { node: target.node.name, cause: error });
+    }
+    return new NodeUnavailableError(
+      target.server,
+      'primary',
+      `The primary ${target.node.name} of server ${target.server} failed under the statement (${code}): statements that need it (writes, locking reads, transactions, FORCE_MASTER) fail until it is back; reads go on on the replicas.`,
+      { node: target.node.name, cause: error },
+    );
   }
 
   /**
@@ -303,11 +333,12 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
       for (const r of readings) {
         if (r.lagMs !== undefined) this.metrics.lag.set({ server: server.name, node: r.node.name }, Number.isFinite(r.lagMs) ? r.lagMs : -1);
         if (r.notReplicating) this.warnOnce(`not-replicating:${r.node.name}`, `Node ${r.node.name} of server ${server.name} is configured as a replica but SHOW REPLICA STATUS returns nothing: it gets no reads.`);
+        if (r.failure !== undefined) this.warnOnce(`lag-unknown:${r.node.name}:${errorCodeOf(r.failure) ?? ''}`, lagUnknownWarning(server.name, r.node.name, r.failure));
         const eligible = this.isLagEligible(r.node);
-        if (r.lagMs !== undefined && before.get(r.node.name) !== eligible) {
+        if (before.get(r.node.name) !== eligible) {
           // Back in rotation after it was held out for its lag: it ramps up again, as a node back from down.
           if (eligible && r.node.health.isUp) this.startWarmUp(r.node, this.clock.now());
-          this.emit('lag', { server: server.name, node: r.node.name, lagMs: r.lagMs, eligible });
+          this.emit('lag', { server: server.name, node: r.node.name, lagMs: r.lagMs ?? Number.NaN, eligible });
         }
       }
       server.refresh(this.config.consistency.maxReplicationLagMs);
@@ -373,6 +404,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
     if (candidates.length === 0) return this.toPrimary(state, reason, 'no-replica', statement, session, 1);
 
     const required = this.requiredPosition(state, hints, session);
+    if (required === 'primary') return this.toPrimary(state, reason, 'unknown-write', statement, session, 1);
     let wait: RouteTarget['wait'];
     if (required !== undefined) {
       const caughtUp = candidates.filter((n) => n.appliedPosition !== undefined && coversPosition(n.appliedPosition, required));
@@ -394,7 +426,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
     node ??= (analytics && fallback === undefined ? state.analyticsBalancer : state.replicaBalancer).pick(candidates);
     if (node === undefined) return this.toPrimary(state, reason, 'no-replica', statement, session, 1);
     if (hints.sticky && !sticky) this.rememberSticky(state.name, node.name, session, shapeKey);
-    return this.target(state, node, reason, fallback, wait, sticky, statement, session, 1);
+    return this.target(state, node, reason, fallback, wait, sticky, statement, session, 1, NO_NODES);
   }
 
   private toPrimary(
@@ -403,7 +435,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
     fallback: RouteFallback | undefined,
     statement: Pick<StatementDescriptor, 'kind' | 'inTransaction' | 'hints'>,
     session: RoutingSession | undefined,
-    attempt: 1 | 2,
+    attempt: number,
   ): RouteTarget {
     if (!state.primary.health.isUp) {
       const role = fallback === undefined ? 'primary' : 'any';
@@ -415,7 +447,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
           : `No node of server ${state.name} can take the read: the primary ${state.primary.name} is down and no replica is eligible (down, lagging or out of rotation).`,
       );
     }
-    return this.target(state, state.primary, reason, fallback, undefined, false, statement, session, attempt);
+    return this.target(state, state.primary, reason, fallback, undefined, false, statement, session, attempt, NO_NODES);
   }
 
   private target(
@@ -427,10 +459,12 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
     sticky: boolean,
     statement: Pick<StatementDescriptor, 'kind' | 'inTransaction' | 'hints'>,
     session: RoutingSession | undefined,
-    attempt: 1 | 2,
+    attempt: number,
+    tried: readonly string[],
   ): RouteTarget {
     node.inFlight++;
     node.routed++;
+    if (fallback !== undefined) this.metrics.fallbacks.inc({ server: state.name, role: node.role, fallback });
     return {
       server: state.name,
       node: node.config,
@@ -443,27 +477,68 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
       inTransaction: statement.inTransaction ?? false,
       hints: statement.hints ?? NO_HINTS,
       attempt,
+      tried,
       session,
       startedAt: this.clock.now(),
     };
   }
 
-  private retryTarget(server: ServerState, failed: RouteTarget): RouteTarget {
+  private retryTarget(server: ServerState, failed: RouteTarget): RouteTarget | undefined {
+    const tried = [...failed.tried, failed.node.name];
     // A consistent read already waited on the failed node: the primary is the one node sure to be current.
-    const candidates = failed.wait !== undefined || failed.session?.written.has(server.name) ? [] : server.eligibleReplicas.filter((n) => n.name !== failed.node.name);
+    const consistent = failed.wait !== undefined || failed.session?.wrote(server.name) === true;
+    const candidates = consistent ? [] : server.eligibleReplicas.filter((n) => !tried.includes(n.name));
     const node = candidates.length === 0 ? undefined : server.replicaBalancer.pick(candidates);
-    if (node === undefined) return this.toPrimary(server, failed.reason, 'retry', failed, failed.session, 2);
-    return this.target(server, node, failed.reason, 'retry', undefined, false, failed, failed.session, 2);
+    if (node !== undefined) return this.target(server, node, failed.reason, 'retry', undefined, false, failed, failed.session, failed.attempt + 1, tried);
+    // The primary last; when it is down too the read fails with `failureOf`'s error.
+    if (!server.primary.health.isUp) return undefined;
+    return this.target(server, server.primary, failed.reason, 'retry', undefined, false, failed, failed.session, failed.attempt + 1, tried);
   }
 
-  /** The GTID position a read must see, per `readYourWrites` and the hints. */
-  private requiredPosition(state: ServerState, hints: RoutingHints, session: RoutingSession | undefined): GtidPosition | undefined {
+  /** The GTID position a read must see, per `readYourWrites` and the hints; 'primary' when a write it must see has an unknown GTID. */
+  private requiredPosition(state: ServerState, hints: RoutingHints, session: RoutingSession | undefined): GtidPosition | 'primary' | undefined {
     const mode = this.config.consistency.readYourWrites;
-    const own = session?.written.get(state.name);
-    if (hints.consistentRead) return session === undefined ? state.lastWrite : own;
-    if (mode === 'session') return own;
-    if (mode === 'global') return state.lastWrite;
+    if (hints.consistentRead) return session === undefined ? this.routerWrites(state) : this.sessionWrites(state, session);
+    if (mode === 'session') return session === undefined ? undefined : this.sessionWrites(state, session);
+    if (mode === 'global') return this.routerWrites(state);
     return undefined;
+  }
+
+  /** Every write this router has seen on the server; 'primary' while one of unknown GTID is not covered by a polled position. */
+  private routerWrites(state: ServerState): GtidPosition | 'primary' | undefined {
+    return state.unknownWriteSince !== undefined ? 'primary' : state.lastWrite;
+  }
+
+  /** The session's writes on the server; a write of unknown GTID is replaced by the first primary position polled after it. */
+  private sessionWrites(state: ServerState, session: RoutingSession): GtidPosition | 'primary' | undefined {
+    const since = session.unknownWriteSince.get(state.name);
+    if (since !== undefined) {
+      const covering = state.positionCovering(since);
+      if (covering === undefined) return 'primary';
+      session.noteWrite(state.name, covering);
+      session.unknownWriteSince.delete(state.name);
+    }
+    return session.written.get(state.name);
+  }
+
+  private captureWrite(server: ServerState, target: RouteTarget, outcome: StatementOutcome, now: number): void {
+    let position = gtidOfResult(outcome.result);
+    if (position === undefined && !target.inTransaction && gtidUnknown(target.kind, outcome.result)) {
+      position = gtidOfLastGtidRows(outcome.lastGtid);
+      if (position === undefined) {
+        server.noteUnknownWrite(now);
+        target.session?.noteUnknownWrite(server.name, now);
+        this.metrics.unknownGtids.inc({ server: server.name });
+        const why = outcome.lastGtid === undefined ? 'it was not read' : outcome.lastGtid instanceof Error ? `reading it failed: ${errorCodeOf(outcome.lastGtid) ?? outcome.lastGtid.message}` : 'it was empty';
+        this.warnOnce(
+          `unknown-gtid:${server.name}`,
+          `A write on the primary of server ${server.name} left no GTID in its result and @@last_gtid could not tell it (${why}): reads that must see it (read-your-writes, CONSISTENT_READ) run on the primary until the lag monitor has read a newer primary position.`,
+        );
+      }
+    }
+    if (position === undefined) return;
+    server.noteWrite(position, now);
+    target.session?.noteWrite(server.name, position);
   }
 
   private stickyNode(server: string, session: RoutingSession | undefined, shapeKey: string | undefined): string | undefined {
@@ -514,7 +589,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
   }
 
   private isLagEligible(node: NodeState): boolean {
-    return node.lagMs === undefined || node.lagMs <= this.config.consistency.maxReplicationLagMs;
+    return !node.lagUnknown && (node.lagMs === undefined || node.lagMs <= this.config.consistency.maxReplicationLagMs);
   }
 
   private publishWeights(server: ServerState): void {

@@ -13,8 +13,10 @@ export type RouteFallback =
   | 'no-replica'
   /** A consistent read's replica did not reach the session's writes in time. */
   | 'consistency-timeout'
-  /** The first node failed with a connection error; this is the one retry. */
-  | 'retry';
+  /** The node before failed (a connection error, a node-level refusal); this is a retry on another node. */
+  | 'retry'
+  /** A write of the session (or, outside one, of the router) has a GTID the router could not learn: the primary took the read. */
+  | 'unknown-write';
 
 /** Before a consistent read on a replica: wait until it has applied `position` (`MASTER_GTID_WAIT`). */
 export interface GtidWait {
@@ -43,8 +45,10 @@ export interface RouteTarget {
   readonly inTransaction: boolean;
   /** The hints that applied: the statement's comment and the enclosing `withRouting` scope together. */
   readonly hints: RoutingHints;
-  /** 1 for the first try, 2 for the retry. */
-  readonly attempt: 1 | 2;
+  /** 1 for the first try, then 2, 3 … for each retry on another node (at most one per node of the server). */
+  readonly attempt: number;
+  /** @internal nodes that already failed this statement (a retry never goes back to them) */
+  readonly tried: readonly string[];
   /** @internal the session that records the write's GTID */
   readonly session: RoutingSession | undefined;
   /** @internal for latency accounting (clock milliseconds) */
@@ -59,4 +63,9 @@ export interface StatementOutcome {
   readonly error?: unknown;
   /** Rows had already reached the caller when it failed (a stream): never retried. */
   readonly rowsDelivered?: boolean;
+  /**
+   * When `QueryRouter.needsLastGtid(target, result)` said so: the rows of `LAST_GTID_SQL` run
+   * on the same connection right after the write, or the error that statement failed with.
+   */
+  readonly lastGtid?: unknown;
 }

@@ -29,10 +29,11 @@ export interface HintOverriddenEvent {
   readonly reason: RouteReason;
 }
 
-/** A replica was taken out of (or put back into) read rotation for its lag. */
+/** A replica was taken out of (or put back into) read rotation for its lag, or because its lag could not be read. */
 export interface LagEvent {
   readonly server: string;
   readonly node: string;
+  /** NaN when the lag is unknown (the lag check failed: see the warning). */
   readonly lagMs: number;
   readonly eligible: boolean;
 }

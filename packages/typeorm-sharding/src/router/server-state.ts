@@ -17,13 +17,17 @@ export class ServerState {
   readonly analytics: NodeState[];
   readonly replicaBalancer: Balancer;
   readonly analyticsBalancer: Balancer;
-  /** Healthy, caught-up replicas with weight > 0, in configuration order. */
+  /** Healthy, caught-up replicas (lag measured within the threshold, or not checked yet) with weight > 0, in configuration order. */
   eligibleReplicas: readonly NodeState[] = [];
   eligibleAnalytics: readonly NodeState[] = [];
   /** The newest GTID position any write through this router produced on the server. */
   lastWrite: GtidPosition | undefined;
   /** The primary's positions over time, for replica lag. */
   readonly primaryPositions = new PrimaryPositions();
+  /** Time of the first write through this router whose GTID is unknown, until a polled position covers it. */
+  unknownWriteSince: number | undefined;
+  /** The primary's `@@gtid_binlog_pos` as last polled by the lag monitor, and when the poll was sent. */
+  polled: { readonly at: number; readonly position: GtidPosition } | undefined;
 
   constructor(
     readonly config: ServerConfig,
@@ -54,7 +58,7 @@ export class ServerState {
 
   /** Recomputes the eligible lists. */
   refresh(maxLagMs: number): void {
-    const eligible = (n: NodeState) => n.health.isUp && n.weight > 0 && (n.lagMs === undefined || n.lagMs <= maxLagMs);
+    const eligible = (n: NodeState) => n.health.isUp && n.weight > 0 && !n.lagUnknown && (n.lagMs === undefined || n.lagMs <= maxLagMs);
     this.eligibleReplicas = this.replicas.filter(eligible);
     this.eligibleAnalytics = this.analytics.filter(eligible);
   }
@@ -62,5 +66,28 @@ export class ServerState {
   noteWrite(position: GtidPosition, at: number): void {
     this.lastWrite = this.lastWrite === undefined ? position : mergePositions(this.lastWrite, position);
     this.primaryPositions.add(at, position);
+  }
+
+  /** A write finished at `at` whose GTID is unknown: reads that must see it go to the primary until a poll covers it. */
+  noteUnknownWrite(at: number): void {
+    this.unknownWriteSince ??= at;
+  }
+
+  /**
+   * The lag monitor read the primary's binlog position with a poll sent at `at`: it covers
+   * every write that had finished by then, so it stands for those whose GTID is unknown.
+   */
+  notePolledPosition(at: number, position: GtidPosition): void {
+    this.polled = { at, position };
+    this.primaryPositions.add(at, position);
+    if (this.unknownWriteSince !== undefined && at >= this.unknownWriteSince) {
+      this.lastWrite = this.lastWrite === undefined ? position : mergePositions(this.lastWrite, position);
+      this.unknownWriteSince = undefined;
+    }
+  }
+
+  /** A position covering every write finished by `since`, if a poll sent at or after it is known. */
+  positionCovering(since: number): GtidPosition | undefined {
+    return this.polled !== undefined && this.polled.at >= since ? this.polled.position : undefined;
   }
 }

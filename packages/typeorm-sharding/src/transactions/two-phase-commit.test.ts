@@ -74,6 +74,22 @@ describe('commitTwoPhase', () => {
     expect(statements(servers.b).some((l) => l.startsWith('XA PREPARE'))).toBe(false);
   });
 
+  it.each([
+    ['the decision log cannot be written', (x: ReturnType<typeof setup>) => x.servers.a.fail('INSERT', driverError('log table missing', 1146)), {}],
+    ['XA END fails on one participant', () => undefined, { c: { failOn: 'XA END', error: driverError('XAER_RMFAIL', 1399) } }],
+    ['XA END loses the connection of one participant', () => undefined, { b: { applyThenFail: 'XA END' } }],
+  ] as const)('an abort before any PREPARE (%s) rolls back every participant or discards its connection: no open branch goes back to a pool', async (_, fault, options) => {
+    const x = setup(options);
+    fault(x);
+    await expect(commitTwoPhase(x.host, GTRID, x.branches)).rejects.toBeInstanceOf(PrepareFailedError);
+    for (const name of ['b', 'c'] as const) {
+      const rolledBack = statements(x.servers[name]).includes(`XA ROLLBACK '${GTRID}','${name === 'b' ? 1 : 2}'`);
+      expect({ name, cleaned: rolledBack || x.runners[name].destroyed() }).toEqual({ name, cleaned: true });
+      expect(statements(x.servers[name]).some((l) => l.startsWith('XA PREPARE'))).toBe(false);
+    }
+    expect(statements(x.servers.a).at(-1)).toBe('ROLLBACK');
+  });
+
   it('a record another resolver claimed: the decision fails and every part rolls back', async () => {
     const { servers, host, branches } = setup();
     const error = commitTwoPhase({ ...host, step: async (step) => void (step === 'prepared' && servers.a.records.set(GTRID, { state: 'rollback', ageUs: 0 })) }, GTRID, branches);

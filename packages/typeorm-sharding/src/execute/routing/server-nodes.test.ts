@@ -98,16 +98,30 @@ describe('ServerNodes: a statement on the node the router picks', () => {
     expect(h.router.snapshot().every((n) => n.up)).toBe(true);
   });
 
-  it('never retries a write, even after a connection error', async () => {
+  it('never retries a write, even after a connection error; the error names the server from the first failure', async () => {
     const h = harness({ p: { fail: lost } });
-    await expect(h.nodes.query('INSERT 1', [], undefined, WRITE, 'master')).rejects.toMatchObject({ code: 'PROTOCOL_CONNECTION_LOST' });
+    const error = await h.nodes.query('INSERT 1', [], undefined, WRITE, 'master').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NodeUnavailableError);
+    expect(error).toMatchObject({ code: 'SHARDING_NODE_UNAVAILABLE', server: 'default', role: 'primary', node: 'p', cause: { code: 'PROTOCOL_CONNECTION_LOST' } });
     expect(h.log.filter((l) => l.includes('INSERT'))).toEqual(['p: INSERT 1']);
   });
 
-  it('gives up after the one retry', async () => {
-    const h = harness({ r1: { fail: lost }, r2: { fail: lost } });
-    await expect(h.nodes.query('SELECT 1', [], undefined, READ, 'slave')).rejects.toMatchObject({ code: 'PROTOCOL_CONNECTION_LOST' });
-    expect(h.log.filter((l) => l.includes('SELECT'))).toEqual(['r1: SELECT 1', 'r2: SELECT 1']);
+  it('retries a read until a node answers, the primary last, and fails with one typed error when none does', async () => {
+    const h = harness({ r1: { fail: lost }, r2: { refuse: true } });
+    expect(await h.nodes.query('SELECT 1', [], undefined, READ, 'slave', h.placed)).toEqual([{ node: 'p' }]);
+    expect(h.log.filter((l) => l.includes('SELECT'))).toEqual(['r1: SELECT 1', 'p: SELECT 1']);
+    expect(h.placements).toEqual([expect.objectContaining({ node: 'p', role: 'primary', fallback: 'retry' })]);
+    expect(await h.retries()).toBe(2);
+    const none = harness({ r1: { fail: lost }, r2: { fail: lost }, p: { fail: lost } });
+    const error = await none.nodes.query('SELECT 1', [], undefined, READ, 'slave').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'SHARDING_NODE_UNAVAILABLE', server: 'default', role: 'any', cause: { code: 'PROTOCOL_CONNECTION_LOST' } });
+    expect(none.log.filter((l) => l.includes('SELECT'))).toEqual(['r1: SELECT 1', 'r2: SELECT 1', 'p: SELECT 1']);
+  });
+
+  it('reads @@last_gtid on the connection that wrote when the result carries no GTID (INSERT … RETURNING), before it goes back to the pool', async () => {
+    const h = harness({});
+    await h.nodes.query('INSERT 1 RETURNING id', [], undefined, WRITE, 'master');
+    expect(h.log).toEqual(['p: INSERT 1 RETURNING id', 'p: SELECT @@session.last_gtid AS gtid', 'p: release']);
   });
 
   it("reads a master QueryRunner's statement from the primary (TypeORM's replication contract)", async () => {

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { ReplicationMode } from 'typeorm';
 import { unionHints, type RoutingHints } from '../../router/hints/hint.js';
 import type { QueryRouter } from '../../router/query-router.js';
+import { LAST_GTID_SQL } from '../../router/lag/capture-gtid.js';
 import type { RouteTarget } from '../../router/route-target.js';
 import type { StatementDescriptor } from '../../router/statement.js';
 import type { NodeConfig } from '../../router/topology.js';
@@ -52,7 +53,12 @@ export class ServerNodes {
         target = consistent;
         if (moved) continue;
         const raw = await run(connection, sql, parameters, this.timeoutMs);
-        this.router.complete(target, { result: raw });
+        // A write whose result carries no GTID (INSERT … RETURNING): ask the connection that wrote it.
+        let lastGtid: unknown;
+        if (this.router.needsLastGtid(target, raw)) {
+          lastGtid = await run(connection, LAST_GTID_SQL, [], this.timeoutMs).catch((error: unknown) => (failure = error instanceof Error ? error : new Error(String(error))));
+        }
+        this.router.complete(target, { result: raw, lastGtid });
         placed?.(placementOf(target));
         return raw;
       } catch (error) {
@@ -60,7 +66,7 @@ export class ServerNodes {
         const retry = this.router.complete(target, { error });
         if (retry === undefined) {
           placed?.(placementOf(target));
-          throw error;
+          throw this.router.failureOf(target, error) ?? error;
         }
         target = retry;
       } finally {
@@ -110,7 +116,7 @@ export class ServerNodes {
         const retry = this.router.complete(target, { error, rowsDelivered: delivered > 0 });
         if (retry === undefined) {
           placed?.(placementOf(target));
-          throw error;
+          throw this.router.failureOf(target, error, delivered > 0) ?? error;
         }
         target = retry;
       } finally {
@@ -135,9 +141,14 @@ export class ServerNodes {
     return this.router.route(this.server, { ...statement, hints, inTransaction: true });
   }
 
-  /** Reports how a statement routed with `routeInTransaction` ended (never retried: it is in a transaction). */
-  complete(target: RouteTarget, outcome: { readonly result?: unknown; readonly error?: unknown }): void {
+  /**
+   * Reports how a statement routed with `routeInTransaction` ended (never retried: it is in a
+   * transaction). Returns the error to raise instead of the driver's when the primary failed
+   * under it (a `NodeUnavailableError` naming the server, see `QueryRouter.failureOf`).
+   */
+  complete(target: RouteTarget, outcome: { readonly result?: unknown; readonly error?: unknown }): Error | undefined {
     this.router.complete(target, outcome);
+    return outcome.error === undefined ? undefined : this.router.failureOf(target, outcome.error);
   }
 
   /** A transaction's COMMIT on this server's primary succeeded: its GTID is what later consistent reads wait for. */

@@ -11,6 +11,7 @@ export type RouteReason =
   | 'transaction'
   | 'default-reads'
   | 'master-runner'
+  | 'write-own-read'
   | 'analytics'
   | 'read';
 
@@ -31,6 +32,8 @@ export interface StatementContext {
   readonly defaultReads: 'replica' | 'primary';
   /** The statement came through a QueryRunner of mode `master` (see `StatementDescriptor.masterRunner`). */
   readonly masterRunner?: boolean;
+  /** The statement is a read a write makes for itself (see `forWritesOwnReads`). */
+  readonly writesOwnReads?: boolean;
 }
 
 /**
@@ -38,7 +41,8 @@ export interface StatementContext {
  * 1. `FORCE_MASTER` (and `MASTER_ONLY`) → primary;
  * 2. writes, DDL, locking reads, reads of session state, transaction control and anything
  *    unknown → primary (a `FORCE_SLAVE` here is overridden: a write never reaches a replica);
- * 3. every statement inside a transaction → primary (same);
+ * 3. every statement inside a transaction, and every read a write makes for itself (save's
+ *    existence check, the reload after an insert) → primary (same);
  * 4. `FORCE_SLAVE` → replica;
  * 5. `defaultReads: 'primary'` (TypeORM's `defaultMode: 'master'`), or a QueryRunner of
  *    mode `master` (TypeORM's raw `query()`, the reads of `save()`) → primary;
@@ -52,6 +56,7 @@ export function decideRole(shape: ShapeRoute, context: StatementContext): RoleDe
   if (hints.masterOnly && (context.inTransaction || shape.requires === 'transaction-control')) return primary('hint:MASTER_ONLY');
   if (shape.requires !== undefined) return primary(shape.requires, hints.forceSlave);
   if (context.inTransaction) return primary('transaction', hints.forceSlave);
+  if (context.writesOwnReads) return primary('write-own-read', hints.forceSlave);
   if (hints.masterOnly) return primary('hint:MASTER_ONLY');
   if (hints.forceSlave) return { role: 'replica', reason: 'hint:FORCE_SLAVE', overridden: undefined };
   if (context.defaultReads === 'primary') return primary('default-reads');

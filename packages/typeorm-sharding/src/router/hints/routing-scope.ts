@@ -28,6 +28,11 @@ const OPTION_HINTS: Readonly<Record<keyof RoutingScopeOptions, RoutingHintName>>
 export interface RoutingScope {
   readonly hints: RoutingHints;
   readonly session: RoutingSession;
+  /**
+   * Inside a write's own work (see `forWritesOwnReads`): its reads — save's existence check,
+   * the reload after an insert, cascades — run on the primary whatever the hints say.
+   */
+  readonly writesOwnReads?: boolean;
 }
 
 const scopes = new AsyncLocalStorage<RoutingScope>();
@@ -67,6 +72,28 @@ export function withRouting<T>(options: RoutingScopeOptions, fn: () => T): T {
   if (result instanceof Promise) return result.finally(close) as T;
   close();
   return result;
+}
+
+/**
+ * Runs a write of TypeORM's EntityManager (`save`, `insert`, `upsert`, `remove` …) so that the
+ * reads it makes for itself go to the primary: a hint may move reads, never a write's own reads
+ * (under `withRouting({ forceSlave: true })` save's existence check on a lagging replica would find
+ * the old row and send no UPDATE). Costs one counter check unless a scope with `forceSlave` is open
+ * (outside one, those reads run on a `master` QueryRunner, which reads the primary anyway).
+ */
+export function forWritesOwnReads<T>(fn: () => Promise<T>): Promise<T> {
+  const outer = currentRoutingScope();
+  if (outer === undefined || !outer.hints.forceSlave || outer.writesOwnReads === true) return fn();
+  const scope: RoutingScope = { hints: outer.hints, session: outer.session, writesOwnReads: true };
+  open++;
+  let result: Promise<T>;
+  try {
+    result = scopes.run(scope, fn);
+  } catch (error) {
+    close();
+    throw error;
+  }
+  return result.finally(close);
 }
 
 /** The scope of the running code, if any (one counter check when none is open). */

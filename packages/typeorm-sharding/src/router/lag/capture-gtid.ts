@@ -1,3 +1,4 @@
+import type { StatementKind } from '../statement.js';
 import { parseGtidPosition, type GtidPosition } from './gtid.js';
 
 /**
@@ -28,4 +29,45 @@ export function gtidOfResult(result: unknown): GtidPosition | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Reads the GTID of the connection's last write when its result carried none (`INSERT … RETURNING`). */
+export const LAST_GTID_SQL = 'SELECT @@session.last_gtid AS gtid';
+
+/**
+ * Whether a statement that ran on a primary outside a transaction leaves its GTID unknown, so
+ * that `LAST_GTID_SQL` must be read on the same connection. Never when its result carries the
+ * tracked `last_gtid`. Otherwise, by kind: an INSERT / UPDATE / DELETE unless its OK packets say
+ * nothing changed (`affectedRows` 0: nothing reached the binlog) — a result of rows, which is
+ * MariaDB's `INSERT … RETURNING` (mysql2 gives no session-state changes for it), or anything the
+ * router cannot read, is unknown; DDL always (it is logged whatever it reports); anything else
+ * (CALL, DO …) when an OK packet reports changed rows. Reads never.
+ */
+export function gtidUnknown(kind: StatementKind, result: unknown): boolean {
+  if (kind === 'select' || kind === 'transaction' || kind === 'session' || gtidOfResult(result) !== undefined) return false;
+  if (kind === 'ddl') return true;
+  // One header, mysql2's [header, fields] pair, or a multi-statement's headers; rows have none.
+  const headers = Array.isArray(result) ? result.filter(isHeader) : isHeader(result) ? [result] : [];
+  if (kind === 'other') return headers.some((h) => h.affectedRows > 0);
+  return headers.length === 0 || headers.some((h) => h.affectedRows !== 0);
+}
+
+/**
+ * The position of `LAST_GTID_SQL`'s rows (either API's shape); undefined when they hold none
+ * (the connection has written nothing the server tracked) or cannot be read.
+ */
+export function gtidOfLastGtidRows(result: unknown): GtidPosition | undefined {
+  const rows = Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result;
+  const value = Array.isArray(rows) ? (rows[0] as { gtid?: unknown } | undefined)?.gtid : undefined;
+  if (typeof value !== 'string' || value === '') return undefined;
+  try {
+    const position = parseGtidPosition(value);
+    return position.size === 0 ? undefined : position;
+  } catch {
+    return undefined;
+  }
+}
+
+function isHeader(value: unknown): value is { affectedRows: number } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { affectedRows?: unknown }).affectedRows === 'number';
 }

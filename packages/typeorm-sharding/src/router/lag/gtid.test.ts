@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gtidOfResult } from './capture-gtid.js';
+import { gtidOfLastGtidRows, gtidOfResult, gtidUnknown } from './capture-gtid.js';
 import { coversPosition, formatGtidPosition, mergePositions, parseGtidPosition } from './gtid.js';
 import { combinedLagMs, PrimaryPositions } from './lag-estimate.js';
 import { readReplicaStatus } from './replica-status.js';
@@ -65,5 +65,32 @@ describe('replica lag', () => {
       lastError: 'boom',
     });
     expect(readReplicaStatus([{ Slave_IO_Running: 'Yes', Slave_SQL_Running: 'Yes', Seconds_Behind_Master: '2' }])?.secondsBehind).toBe(2);
+  });
+});
+
+describe('a write whose GTID is unknown (then @@last_gtid is read on its connection)', () => {
+  const tracked = { affectedRows: 1, stateChanges: { systemVariables: { last_gtid: '0-1-4' } } };
+  it.each([
+    ['an INSERT whose OK packet tracked it', 'insert', tracked, false],
+    ['the promise API pair of it', 'update', [tracked, undefined], false],
+    ['a write that changed nothing', 'update', { affectedRows: 0 }, false],
+    ['INSERT … RETURNING (rows, no OK packet)', 'insert', [{ id: 1, tag: 'new' }], true],
+    ['DELETE … RETURNING of nothing', 'delete', [], true],
+    ['a write that changed rows but tracked nothing', 'delete', { affectedRows: 2 }, true],
+    ['a result the router cannot read', 'insert', undefined, true],
+    ['DDL, whatever it reports', 'ddl', { affectedRows: 0 }, true],
+    ['a CALL that changed rows', 'other', [[{ x: 1 }], { affectedRows: 1 }], true],
+    ['a SHOW', 'other', [{ Variable_name: 'x' }], false],
+    ['a read', 'select', [{ id: 1 }], false],
+  ] as const)('%s', (_, kind, result, unknown) => {
+    expect(gtidUnknown(kind, result)).toBe(unknown);
+  });
+
+  it('reads the position of @@last_gtid, and nothing from an empty or unreadable answer', () => {
+    expect(formatGtidPosition(gtidOfLastGtidRows([{ gtid: '0-1-7' }])!)).toBe('0-1-7');
+    expect(formatGtidPosition(gtidOfLastGtidRows([[{ gtid: '0-1-8' }], []])!)).toBe('0-1-8');
+    expect(gtidOfLastGtidRows([{ gtid: '' }])).toBeUndefined();
+    expect(gtidOfLastGtidRows(new Error('denied'))).toBeUndefined();
+    expect(gtidOfLastGtidRows(undefined)).toBeUndefined();
   });
 });

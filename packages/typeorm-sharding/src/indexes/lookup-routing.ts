@@ -23,7 +23,7 @@ export function lookupSiteOf(plan: SelectPlan, p: ParameterizedSql, rules: Shard
   const indexes = rules.globalIndexesOf(plan.table).filter((g) => g.columns.length === 1);
   if (indexes.length === 0) return undefined;
   const ast = parseStatement(p.parserSql);
-  if (!ast || ast.kind !== 'select' || ast.hasWith || ast.compound || ast.from.length !== 1) return undefined;
+  if (!ast || ast.kind !== 'select' || ast.with !== undefined || ast.compound || ast.from.length !== 1) return undefined;
   const from = ast.from[0]!;
   if (from.kind !== 'table' || from.table.toLowerCase() !== plan.table.toLowerCase()) return undefined;
   const names = new Set([from.table.toLowerCase(), (from.alias ?? from.table).toLowerCase()]);

@@ -98,7 +98,7 @@ export class ShardingEngine {
    */
   async query(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<QueryResult> {
     try {
-      return await this.run(sql, parameters, session);
+      return await session.serially(() => this.run(sql, parameters, session));
     } catch (error) {
       throw asLogicalError(error, sql, parameters, this.dialect);
     }

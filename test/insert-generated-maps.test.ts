@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Column, CreateDateColumn, Entity, PrimaryColumn, VersionColumn, type DataSource } from 'typeorm';
+import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryColumn, VersionColumn, type DataSource } from 'typeorm';
 import { Sharded, ShardKey } from '../packages/typeorm-sharding/src/index.js';
 import { openFixture, type Backend, type Fixture } from './support/backends.js';
 import { mariadbAvailable } from './support/mariadb.js';
@@ -32,6 +32,36 @@ class Note {
   /** A default that differs per row (MariaDB returns it with INSERT … RETURNING, SQLite re-reads it). */
   @Column('varchar', { length: 40, default: () => (backendOfRun === 'mariadb' ? '(UUID())' : '(lower(hex(randomblob(8))))') })
   token!: string;
+}
+
+/**
+ * Soft-deletable, with a composite key one column of which is the shard key: TypeORM re-reads
+ * with `WHERE ((a = ? AND b = ?) OR …) AND (deletedAt IS NULL)` (issue 14).
+ */
+@Entity('soft_notes')
+@Sharded()
+class SoftNote {
+  @PrimaryColumn('int')
+  @ShardKey()
+  id!: number;
+
+  @PrimaryColumn('int')
+  part!: number;
+
+  @Column('varchar', { length: 20, default: 'draft' })
+  status!: string;
+
+  @CreateDateColumn({ type: 'datetime' })
+  createdAt!: Date;
+
+  @VersionColumn({ type: 'int' })
+  version!: number;
+
+  @DeleteDateColumn({ type: 'datetime', nullable: true })
+  deletedAt!: Date | null;
+
+  @Column('varchar', { length: 20 })
+  title!: string;
 }
 
 const backends: Backend[] = (await mariadbAvailable()) ? ['sqlite', 'mariadb'] : ['sqlite'];
@@ -79,5 +109,29 @@ describe.each(backends)('insert() and save() of several entities keep each entit
     await fx.sharded.getRepository(Note).save(notes);
     await check(fx.sharded, notes, ids);
     expect(notes.every((n) => n.version === 2)).toBe(true);
+  });
+
+  it.each([
+    ['one key column', (id: number) => ({ id, part: 1 })],
+    ['a composite key', (id: number) => ({ id, part: id % 3 })],
+  ])('insert([...]) of a soft-deletable entity (%s): each entity its own row, identifiers and generated maps as on one database', async (_label, keyOf) => {
+    fx = await openFixture(backend, [Note, SoftNote], 4);
+    const ids = [17, 3, 42, 8, 25, 1, 30, 12];
+    const make = () => ids.map((id) => Object.assign(new SoftNote(), { ...keyOf(id), title: `t${id}`, status: id % 2 ? 'odd' : 'even' }));
+    const [plainNotes, shardedNotes] = [make(), make()];
+    const plain = await fx.plain.getRepository(SoftNote).insert(plainNotes);
+    fx.physical.length = 0;
+    const sharded = await fx.sharded.getRepository(SoftNote).insert(shardedNotes);
+    expect(new Set(fx.physical.map((e) => e.shard)).size, 'the rows must land on several shards').toBeGreaterThan(1);
+    expect(sharded.identifiers).toEqual(plain.identifiers);
+    const masked = (maps: readonly Record<string, unknown>[]) => maps.map((m) => ({ ...m, createdAt: m.createdAt instanceof Date }));
+    expect(masked(sharded.generatedMaps)).toEqual(masked(plain.generatedMaps));
+    const fields = (n: SoftNote) => ({ id: n.id, part: n.part, title: n.title, status: n.status, version: n.version, deletedAt: n.deletedAt });
+    expect(shardedNotes.map(fields)).toEqual(plainNotes.map(fields));
+    for (const note of shardedNotes) {
+      const row = await fx.sharded.getRepository(SoftNote).findOneByOrFail({ id: note.id, part: note.part });
+      expect(fields(note)).toEqual(fields(row));
+      expect(note.createdAt.getTime()).toBe(row.createdAt.getTime());
+    }
   });
 });

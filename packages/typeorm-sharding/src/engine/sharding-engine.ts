@@ -153,14 +153,16 @@ export class ShardingEngine {
 
   private async write(work: PhysicalWrites, session: ShardSession): Promise<QueryResult> {
     if (work.statements.length === 0) return writesResult([], this.dialect);
-    // The result is made inside the atomic part: a result that cannot be told exactly (rows an
-    // INSERT … RETURNING gave back whose order is unknown) undoes the write with its refusal.
+    // A result that cannot be told exactly (rows an INSERT … RETURNING gave back whose order is
+    // unknown) is made inside the atomic part: its refusal undoes the write. Diverging broadcast
+    // copies are reported after it (the write stands; a transaction can roll it back).
     const run = async () => {
       const results = await (work.sequential ? executeInOrder(work.statements, this.targets, session, this.executor) : executeStatements(work.statements, this.targets, session, this.executor));
-      if (!work.copies) return writesResult(results, this.dialect, work.rowsOf);
-      return copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies);
+      return work.copies ? results : writesResult(results, this.dialect, work.rowsOf);
     };
-    return work.atomic ? session.atomically(run) : run();
+    const done = work.atomic ? await session.atomically(run) : await run();
+    if (!work.copies) return done as QueryResult;
+    return copiesResult(done as QueryResult[], work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies);
   }
 
   /**

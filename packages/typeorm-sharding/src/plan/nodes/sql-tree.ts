@@ -46,15 +46,49 @@ export function windowExpressionsOf(spec: WindowSpec): SqlNode[] {
 
 /** True when `test` holds for the node or any node below it, not looking into subqueries. */
 export function someNode(node: SqlNode, test: (n: SqlNode) => boolean): boolean {
-  if (test(node)) return true;
-  for (const child of childrenOf(node)) if (someNode(child, test)) return true;
-  return false;
+  let found = false;
+  walk(node, (n) => {
+    if (test(n)) found = true;
+    return found ? 'stop' : 'down';
+  });
+  return found;
 }
 
 /** Calls `visit` for the node and every node below it (parents first), not looking into subqueries. */
 export function forEachNode(node: SqlNode, visit: (n: SqlNode) => void): void {
-  visit(node);
-  for (const child of childrenOf(node)) forEachNode(child, visit);
+  walk(node, (n) => {
+    visit(n);
+    return 'down';
+  });
+}
+
+/**
+ * Visits the node and those below it, parents first and children in order, with an explicit
+ * stack: TypeORM writes an OR of thousands of rows (`findBy([{ a, b }, …])`), one tree level
+ * each, deeper than the call stack goes. `visit` says whether to go below a node, skip it, or stop.
+ */
+function walk(node: SqlNode, visit: (n: SqlNode) => 'down' | 'skip' | 'stop'): void {
+  const stack: SqlNode[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    const next = visit(n);
+    if (next === 'stop') return;
+    if (next === 'skip') continue;
+    const children = childrenOf(n);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
+}
+
+/** The operands of a chain of one operator (`a OR b OR c` → a, b, c), in text order; the node itself when it is none. */
+export function chainOf(node: SqlNode, op: string): SqlNode[] {
+  const out: SqlNode[] = [];
+  const stack: SqlNode[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.kind === 'binary' && n.op === op) stack.push(n.right, n.left);
+    else out.push(n);
+  }
+  return out;
 }
 
 /** True when an aggregate (not a window aggregate) occurs anywhere in the expression. */
@@ -65,14 +99,11 @@ export function containsAggregate(node: SqlNode): boolean {
 /** The aggregates of an expression, outermost first (an aggregate's own arguments are not searched). */
 export function aggregatesOf(node: SqlNode): AggregateNode[] {
   const found: AggregateNode[] = [];
-  const visit = (n: SqlNode): void => {
-    if (n.kind === 'aggregate' && !n.over) {
-      found.push(n);
-      return;
-    }
-    for (const child of childrenOf(n)) visit(child);
-  };
-  visit(node);
+  walk(node, (n) => {
+    if (n.kind !== 'aggregate' || n.over) return 'down';
+    found.push(n);
+    return 'skip';
+  });
   return found;
 }
 
@@ -128,9 +159,7 @@ export function allSelectsOf(root: SelectNode): SelectNode[] {
 
 /** The terms of a condition joined by AND at its top (a term under OR or NOT is not one). */
 export function conjunctsOf(node: SqlNode | undefined): SqlNode[] {
-  if (!node) return [];
-  if (node.kind === 'binary' && node.op === 'AND') return [...conjunctsOf(node.left), ...conjunctsOf(node.right)];
-  return [node];
+  return node ? chainOf(node, 'AND') : [];
 }
 
 /** True when two expressions are the same tree (used to match ORDER BY / GROUP BY items to select items). */

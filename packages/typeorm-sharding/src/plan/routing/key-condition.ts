@@ -1,5 +1,6 @@
 import type { KeyCondition } from '../plan.js';
 import type { SqlNode } from '../nodes/sql-node.js';
+import { chainOf } from '../nodes/sql-tree.js';
 
 /** Decides whether a column reference is the shard key of the routing table (or of a table bound to it). */
 export type IsKeyColumn = (node: SqlNode) => boolean;
@@ -18,14 +19,16 @@ export function keyConditionOf(where: SqlNode | undefined, isKey: IsKeyColumn, p
 function visit(node: SqlNode, isKey: IsKeyColumn, prunable: number[], andOnly: boolean): KeyCondition {
   if (node.kind !== 'binary') return ANY;
   switch (node.op) {
+    // A chain of AND / OR is one n-ary term (TypeORM's OR of thousands of composite keys would
+    // otherwise nest one level per row, here and in the router's evaluation).
     case 'AND': {
-      const terms = [visit(node.left, isKey, prunable, andOnly), visit(node.right, isKey, prunable, andOnly)];
+      const terms = chainOf(node, 'AND').map((t) => visit(t, isKey, prunable, andOnly));
       const useful = terms.filter((t) => t.kind !== 'any');
       if (useful.length === 0) return ANY;
       return useful.length === 1 ? useful[0]! : { kind: 'and', terms: useful };
     }
     case 'OR': {
-      const terms = [visit(node.left, isKey, prunable, false), visit(node.right, isKey, prunable, false)];
+      const terms = chainOf(node, 'OR').map((t) => visit(t, isKey, prunable, false));
       // One side unrestricted makes the whole OR unrestricted.
       if (terms.some((t) => t.kind === 'any')) return ANY;
       return { kind: 'or', terms };

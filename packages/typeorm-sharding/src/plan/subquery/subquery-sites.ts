@@ -5,10 +5,17 @@
  * the text in the same order, so the n-th site is the n-th span.
  */
 import type { DeleteNode, FromItem, SelectNode, SqlNode, UpdateNode } from '../nodes/sql-node.js';
-import { childrenOf } from '../nodes/sql-tree.js';
+import { UnsupportedShardingError } from '../../errors/index.js';
+import { chainOf, childrenOf } from '../nodes/sql-tree.js';
 
 /** Operators whose operands SQL compares (each converts them to one comparison type). */
 const COMPARISONS = new Set(['=', '==', '<>', '!=', '<', '<=', '>', '>=', '<=>', 'IS', 'IS NOT', 'LIKE', 'NOT LIKE', 'GLOB', 'NOT GLOB']);
+
+/**
+ * Deepest nesting of expressions the walk follows (chains of AND / OR count as one level, however
+ * long); a statement nested deeper is refused rather than overflow the stack.
+ */
+export const MAX_EXPRESSION_DEPTH = 1000;
 
 /** How a statement uses one parenthesised SELECT. */
 export type SiteUse =
@@ -88,11 +95,27 @@ export function subquerySitesOf(statement: SelectNode | UpdateNode | DeleteNode)
   };
 
   /** Visits `node`; `compared` holds what it is compared with when its parent compares it. */
+  let depth = 0;
   const visitExpr = (node: SqlNode | undefined, given: Context, compared?: readonly SqlNode[], inListItem = false): void => {
     if (!node) return;
+    if (++depth > MAX_EXPRESSION_DEPTH) {
+      throw new UnsupportedShardingError(`This statement nests expressions more than ${MAX_EXPRESSION_DEPTH} levels deep; the planner does not follow it. Write it flatter (an IN list instead of nested ORs, fewer parentheses).`, { stage: 'plan' });
+    }
+    try {
+      visitNode(node, given, compared, inListItem);
+    } finally {
+      depth--;
+    }
+  };
+  const visitNode = (node: SqlNode, given: Context, compared: readonly SqlNode[] | undefined, inListItem: boolean): void => {
     if (node.kind === 'subquery') return subquery(node, 'scalar', given, compared, inListItem);
     // Only a SET value that is the subquery itself is stored as it is.
     const ctx = given.stored ? { ...given, stored: false } : given;
+    // A chain of AND / OR (thousands of rows of a composite key) is one level, in text order.
+    if (node.kind === 'binary' && (node.op === 'AND' || node.op === 'OR')) {
+      for (const operand of chainOf(node, node.op)) visitExpr(operand, ctx);
+      return;
+    }
     if (node.kind === 'binary') return visitBinary(node.op, node.left, node.right, ctx);
     // node-sql-parser reads `NOT EXISTS (…)` as one unary operator.
     if (node.kind === 'unary' && node.op === 'NOT EXISTS') return node.operand.kind === 'subquery' ? subquery(node.operand, 'exists', ctx) : visitExpr(node.operand, ctx);

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import mysql from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
-import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn, Tree, TreeChildren, TreeParent } from 'typeorm';
 import { Broadcast, ShardConnectionError, ShardedDataSource, Sharded, ShardingConfigError, ShardKey } from '../packages/typeorm-sharding/src/index.js';
 import { createDatabases, dropDatabases, MARIADB, mariadbAvailable } from './support/mariadb.js';
 
@@ -49,6 +49,26 @@ class Good {
   @PrimaryColumn('int') @ShardKey() id!: number;
 }
 
+@Entity('sharded_category')
+@Tree('closure-table')
+@Sharded()
+class ShardedCategory {
+  @PrimaryColumn('int') @ShardKey() id!: number;
+  @Column('varchar', { length: 20 }) name!: string;
+  @TreeChildren() children!: ShardedCategory[];
+  @TreeParent() parent!: ShardedCategory | null;
+}
+
+/** The fix the refusal names: the same tree without @Sharded(), on the default shard. */
+@Entity('category')
+@Tree('closure-table')
+class Category {
+  @PrimaryColumn('int') id!: number;
+  @Column('varchar', { length: 20 }) name!: string;
+  @TreeChildren() children!: Category[];
+  @TreeParent() parent!: Category | null;
+}
+
 const sqlite = (entities: Function[], shards = [{ name: 's0', database: ':memory:' }, { name: 's1', database: ':memory:' }]) =>
   new ShardedDataSource({ type: 'better-sqlite3', entities, shards });
 
@@ -70,6 +90,22 @@ describe('initialize() refuses bad decorators, naming the entity', () => {
       expect(ds.isInitialized).toBe(false);
     });
   }
+
+  it('a sharded @Tree entity, naming the fix that works (which then works)', async () => {
+    const ds = sqlite([ShardedCategory]);
+    const error = await ds.initialize().then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ShardingConfigError);
+    expect(String((error as Error).message)).toMatch(/ShardedCategory: a @Tree\("closure-table"\) entity cannot be @Sharded\(\).*Remove @Sharded\(\)/);
+    expect(String((error as Error).message)).not.toMatch(/colocateWith/);
+
+    const fixed = await new ShardedDataSource({ type: 'better-sqlite3', entities: [Category, Good], shards: [{ name: 's0', database: ':memory:' }, { name: 's1', database: ':memory:' }], synchronize: true }).initialize();
+    const repo = fixed.getTreeRepository(Category);
+    const root = await repo.save(Object.assign(new Category(), { id: 1, name: 'root', parent: null }));
+    await repo.save(Object.assign(new Category(), { id: 2, name: 'child', parent: root }));
+    const trees = await repo.findTrees();
+    expect(trees.map((t) => [t.name, t.children.map((c) => c.name)])).toEqual([['root', ['child']]]);
+    await fixed.destroy();
+  });
 
   it('accepts a correct entity', async () => {
     const ds = await sqlite([Good]).initialize();

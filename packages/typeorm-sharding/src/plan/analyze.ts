@@ -1,7 +1,7 @@
 import { UnreadableStatementError, UnsupportedShardingError } from '../errors/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
-import { parseStatement, type ParserSyntaxError } from './nodes/from-parser.js';
+import { parseStatement, ParserSyntaxError, UnsupportedConstructError } from './nodes/from-parser.js';
 import { analyzeCompound } from './compound/analyze-compound.js';
 import { analyzeDdl, analyzePragma } from './ddl/analyze-ddl.js';
 import { analyzeInsert } from './write/analyze-insert.js';
@@ -11,8 +11,31 @@ import type { Plan } from './plan.js';
 import { pulledInsertPlan, pulledSubqueryPlan } from './subquery/pulled-subquery.js';
 import { transactionControlOf } from './transaction-control.js';
 import { mentionsDistributedTable, quotedIdentifiersOf } from './nodes/table-refs.js';
+import { withCtesResolved } from './select/common-table-expressions.js';
+import { statementConstructProblem } from './select/statement-constructs.js';
+import { writeScopeOf } from './subquery/subquery-sites.js';
+import type { SelectNode } from './nodes/sql-node.js';
+import { allSelectsOf } from './nodes/sql-tree.js';
 
 const DDL_VERBS = new Set(['CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'COMMENT', 'OPTIMIZE', 'ANALYZE']);
+
+/**
+ * Where the parser stopped, in words a user recognises: the text around the offset, values
+ * shown as `?` and quoting dropped (never the grammar's list of expected tokens).
+ */
+function nearText(parserSql: string, offset: number | undefined): string {
+  if (offset === undefined) return 'somewhere in it';
+  const plain = (text: string) => text.replace(/\(:l\d+\)/g, '(…)').replace(/:p\d+/g, '?').replace(/`/g, '').replace(/\s+/g, ' ');
+  const before = plain(parserSql.slice(Math.max(0, offset - 40), offset)).trimStart();
+  const after = plain(parserSql.slice(offset, offset + 30)).trimEnd();
+  return `at “${before}⟨here⟩${after}”`;
+}
+
+/** Refuses the statement when it holds a construct no route answers (see `statement-constructs.ts`). */
+function refuseUnplannedConstructs(root: SelectNode, sql: string): void {
+  const problem = statementConstructProblem(root);
+  if (problem) throw new UnsupportedShardingError(`typeorm-sharding does not plan ${problem}.`, { sql });
+}
 
 /**
  * Decides what to do with one statement shape. Runs once per shape (plan-cache miss);
@@ -38,17 +61,37 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
     try {
       ast = parseStatement(p.parserSql);
     } catch (cause) {
+      const tables = quotedIdentifiersOf(p.parserSql).filter((n) => rules.distributionOf(n) !== 'unsharded').join(', ');
+      if (cause instanceof UnsupportedConstructError) {
+        throw new UnsupportedShardingError(
+          `typeorm-sharding does not plan ${cause.construct} in a statement on sharded/broadcast tables (${tables}): it answers only statements it models completely. ` +
+            'Rewrite the statement without it, or run it on one shard with getShardDataSource(name).query().',
+          { sql: p.sql, cause },
+        );
+      }
+      if (!(cause instanceof ParserSyntaxError)) throw cause;
       throw new UnreadableStatementError(
-        `typeorm-sharding cannot read this statement on sharded/broadcast tables (${quotedIdentifiersOf(p.parserSql).filter((n) => rules.distributionOf(n) !== 'unsharded').join(', ')}), although the database accepts it: ${(cause as ParserSyntaxError).message} ` +
+        `typeorm-sharding cannot read this statement on sharded/broadcast tables (${tables}), although the database accepts it: its SQL parser stops ${nearText(p.parserSql, cause.offset)}. ` +
           'Rephrase it, or run it on one shard with getShardDataSource(name).query().',
         { sql: p.sql, cause },
       );
     }
     if (ast?.kind === 'select') {
       if (ast.compound) throw new UnsupportedShardingError('A compound SELECT (UNION / EXCEPT / INTERSECT) after WITH, or wrapped in parentheses as a whole, is not supported over sharded tables; write it as SELECT … UNION SELECT … without them.', { sql: p.sql });
-      return pulledSubqueryPlan(ast, p, rules, dialect) ?? analyzeSelect(ast, rules, dialect, p.sql);
+      refuseUnplannedConstructs(ast, p.sql);
+      return pulledSubqueryPlan(ast, p, rules, dialect) ?? analyzeSelect(withCtesResolved(ast, rules, p.sql), rules, dialect, p.sql);
     }
-    if (ast?.kind === 'update' || ast?.kind === 'delete') return pulledSubqueryPlan(ast, p, rules, dialect) ?? analyzeWrite(ast, rules, p.sql);
+    if (ast?.kind === 'update' || ast?.kind === 'delete') {
+      const scope = writeScopeOf(ast);
+      refuseUnplannedConstructs(scope, p.sql);
+      if (allSelectsOf(scope).some((s) => s.with !== undefined)) {
+        throw new UnsupportedShardingError(
+          `WITH … ${ast.kind.toUpperCase()} on sharded or broadcast tables is not planned (each shard would compute the CTE over its own rows); write the CTE as a subquery (… WHERE key IN (SELECT …)), which runs first across the shards.`,
+          { sql: p.sql },
+        );
+      }
+      return pulledSubqueryPlan(ast, p, rules, dialect) ?? analyzeWrite(ast, rules, p.sql);
+    }
   }
   throw new UnreadableStatementError(
     `Statements starting with ${verb || 'this text'} are not routed by typeorm-sharding on sharded or broadcast tables, although the database accepts it; run it on each shard with getShardDataSource(name).query().`,

@@ -36,6 +36,7 @@ export function resolveShardingRules(
   const byMetadata = new Map<EntityMetadata, TableRule>();
   for (const metadata of metadatas) {
     if (metadata.tableType === 'junction') continue;
+    refuseShardedTree(metadata);
     const rule = resolveEntityRule(metadata, shardNames, normalizeType, layouts.get(metadata.tableName.toLowerCase()));
     entityRules.push(rule);
     byMetadata.set(metadata, rule);
@@ -56,6 +57,20 @@ export function resolveShardingRules(
   for (const rule of entityRules) checkUniqueKeys(rule, options.get(rule)?.uniquePerShard);
   checkForeignKeys(metadatas, result);
   return result;
+}
+
+/**
+ * A `@Tree()` entity cannot be sharded: its rows point to parents on other shards, and
+ * TypeORM's tree queries (closure table, materialized path `LIKE`, nested-set ranges) read
+ * the whole tree at once. Co-locating it with itself is no fix (`colocateWith` names another
+ * entity), so the one that works is named: keep the tree on the default shard.
+ */
+function refuseShardedTree(metadata: EntityMetadata): void {
+  if (!metadata.treeType || typeof metadata.target !== 'function' || !getShardedOptions(metadata.target)) return;
+  throw new ShardingConfigError(
+    `Entity ${metadata.name}: a @Tree("${metadata.treeType}") entity cannot be @Sharded(): its parent and child rows would live on different shards, and TypeORM's tree queries read the whole tree at once. ` +
+      'Remove @Sharded() (and @ShardKey()) from it: the tree then lives on the default shard, where every tree query runs as on one database.',
+  );
 }
 
 /** A layout's physical tables must not be named as another table of the data source. */

@@ -9,7 +9,7 @@ import type { ShardingRules } from '../../rules/index.js';
 import { branchColumnOf } from './compound-columns.js';
 import type { CompoundBranch, CompoundOrderKey } from './compound-plan.js';
 import { branchStatement, splitCompound, type CompoundText } from './compound-text.js';
-import { parseStatement, type ParserSyntaxError } from '../nodes/from-parser.js';
+import { parseStatement, UnsupportedConstructError } from '../nodes/from-parser.js';
 import type { LimitPlan, Plan } from '../plan.js';
 import { resolveColumn } from '../nodes/resolve-column.js';
 import type { ColumnNode, SelectNode } from '../nodes/sql-node.js';
@@ -110,7 +110,8 @@ function parseBranch(bp: ParameterizedSql, sql: string, k: number): SelectNode {
   try {
     ast = parseStatement(bp.parserSql);
   } catch (cause) {
-    throw new UnsupportedShardingError(`Cannot analyse SELECT ${k + 1} of a compound over sharded tables: ${(cause as ParserSyntaxError).message}`, { sql, cause });
+    const why = cause instanceof UnsupportedConstructError ? `typeorm-sharding does not plan ${cause.construct}` : 'its SQL parser cannot read it';
+    throw new UnsupportedShardingError(`Cannot analyse SELECT ${k + 1} of a compound over sharded tables: ${why}.`, { sql, cause });
   }
   if (ast?.kind !== 'select' || ast.compound) throw new UnsupportedShardingError(`SELECT ${k + 1} of a compound over sharded tables is not a plain SELECT.`, { sql });
   return ast;

@@ -63,12 +63,12 @@ export function printSql(node: SqlNode, dialect: SqlDialect): PrintedSql | undef
         return WORD_OPERATORS.test(n.op) ? `(${n.op} ${operand})` : `(${n.op}${operand})`;
       }
       case 'function': {
-        if (n.window) return undefined;
+        if (n.over) return undefined;
         const args = n.args.map(print);
         return args.some((a) => a === undefined) ? undefined : `${n.name}(${args.join(', ')})`;
       }
       case 'aggregate': {
-        if (n.window || n.orderBy.length > 0 || n.separator !== undefined) return undefined;
+        if (n.over || n.orderBy.length > 0 || n.separator !== undefined) return undefined;
         const args = n.args.map(print);
         return args.some((a) => a === undefined) ? undefined : `${n.name}(${n.distinct ? 'DISTINCT ' : ''}${args.join(', ')})`;
       }
@@ -107,7 +107,8 @@ export function printSql(node: SqlNode, dialect: SqlDialect): PrintedSql | undef
       }
       case 'in-list':
       case 'subquery':
-      case 'opaque':
+      case 'keyword':
+      case 'shard-evaluated':
         return undefined;
     }
   };

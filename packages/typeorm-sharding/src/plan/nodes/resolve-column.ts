@@ -15,7 +15,7 @@ interface SourceColumn {
 function nullExtendedItems(select: SelectNode): Set<number> {
   const out = new Set<number>();
   select.from.forEach((item, k) => {
-    const join = item.kind === 'opaque-source' ? '' : (item.join ?? '');
+    const join = item.join ?? '';
     if (/^(LEFT|FULL)/.test(join)) out.add(k);
     if (/^(RIGHT|FULL)/.test(join)) for (let i = 0; i < k; i++) out.add(i);
   });
@@ -35,7 +35,8 @@ function* sourcesOf(expr: SqlNode, select: SelectNode, nullExtended = false): Ge
   if (expr.kind !== 'column') return;
   const outer = nullExtendedItems(select);
   for (const [k, item] of select.from.entries()) {
-    if (item.kind === 'opaque-source') continue;
+    // VALUES rows name their columns column_0, column_1 …: no table column stands behind them.
+    if (item.kind === 'values') continue;
     const alias = item.alias ?? (item.kind === 'table' ? item.table : undefined);
     if (expr.table !== undefined && alias !== expr.table) continue;
     const nullable = nullExtended || outer.has(k);

@@ -68,8 +68,45 @@ export interface FunctionNode {
   readonly kind: 'function';
   readonly name: string;
   readonly args: readonly SqlNode[];
-  /** True for a window function (`… OVER (…)`). */
-  readonly window: boolean;
+  /** The window of a window function (`ROW_NUMBER() OVER (…)`); undefined for a plain call. */
+  readonly over: WindowSpec | undefined;
+}
+
+/**
+ * One bound of a window frame: `UNBOUNDED PRECEDING`, `n PRECEDING`, `CURRENT ROW`,
+ * `n FOLLOWING`, `UNBOUNDED FOLLOWING` (`offset` holds `n`).
+ */
+export interface FrameBound {
+  readonly kind: 'unbounded-preceding' | 'preceding' | 'current-row' | 'following' | 'unbounded-following';
+  readonly offset: SqlNode | undefined;
+}
+
+/** `ROWS | RANGE start` or `ROWS | RANGE BETWEEN start AND end`. */
+export interface WindowFrame {
+  readonly units: 'ROWS' | 'RANGE';
+  readonly start: FrameBound;
+  /** Undefined when written without BETWEEN (the end is then the current row). */
+  readonly end: FrameBound | undefined;
+}
+
+/**
+ * A window: `OVER (PARTITION BY … ORDER BY … frame)`, `OVER w` (a named window of the
+ * SELECT's `WINDOW` clause, `base` set and nothing else) or `OVER (w ORDER BY …)` (a named
+ * window refined). A window's value depends on every row of its partition, so whether it can
+ * be computed shard by shard depends on `partitionBy` (see `select/window-locality.ts`).
+ */
+export interface WindowSpec {
+  /** The named window this one refers to or refines. */
+  readonly base: string | undefined;
+  readonly partitionBy: readonly SqlNode[];
+  readonly orderBy: readonly OrderItem[];
+  readonly frame: WindowFrame | undefined;
+}
+
+/** `WINDOW name AS (…)` of a SELECT. */
+export interface NamedWindow {
+  readonly name: string;
+  readonly spec: WindowSpec;
 }
 
 /** One ORDER BY item (of a statement, or inside `GROUP_CONCAT`). */
@@ -92,8 +129,8 @@ export interface AggregateNode {
   readonly orderBy: readonly OrderItem[];
   /** `GROUP_CONCAT(… SEPARATOR s)`: the separator text, when written. */
   readonly separator: string | undefined;
-  /** True for an aggregate used as a window function (`SUM(x) OVER (…)`). */
-  readonly window: boolean;
+  /** The window of an aggregate used as a window function (`SUM(x) OVER (…)`); undefined for a group aggregate. */
+  readonly over: WindowSpec | undefined;
 }
 
 /** `CASE [operand] WHEN … THEN … [ELSE …] END`. */
@@ -133,13 +170,32 @@ export interface IntervalNode {
 }
 
 /**
- * A construct the planner does not model (EXTRACT, CONVERT … USING, JSON operators, …).
- * Its expression children are kept so that whole-tree questions (aggregates, columns,
- * subqueries) still see them; it cannot be evaluated or printed.
+ * A keyword argument of a function call: the unit of `TIMESTAMPDIFF(DAY, a, b)`, the type of
+ * `CONVERT(x, CHAR)`. Upper case. It has no value of its own; a stage that would evaluate or
+ * type it refuses.
  */
-export interface OpaqueNode {
-  readonly kind: 'opaque';
-  /** node-sql-parser's type name, for messages. */
+export interface KeywordNode {
+  readonly kind: 'keyword';
+  readonly text: string;
+}
+
+/**
+ * A construct the shards evaluate as written, which the planner does not evaluate itself:
+ * `EXTRACT(unit FROM x)`, `CONVERT(x USING cs)`, `TRIM(LEADING … FROM …)`, `MATCH … AGAINST`,
+ * `x LIKE y ESCAPE z`, a hexadecimal or bit literal.
+ *
+ * The rule for a construct to be one of these (decided in `from-parser.ts`, construct by
+ * construct): its value on a row depends on that row alone (no window, no aggregate over
+ * rows, no session state such as user variables or `FOUND_ROWS()`), so each shard computes
+ * exactly what one database would for the rows it holds. Every expression inside it is
+ * converted into `children`, so whole-tree questions (aggregates, columns, subqueries) see
+ * them. The merge never evaluates, prints or orders by it: a stage that would need to refuses.
+ * A construct whose meaning depends on several rows (windows, CTEs, `FOUND_ROWS()`, user
+ * variables) is never one of these: it is modelled by a node of its own, or refused.
+ */
+export interface ShardEvaluatedNode {
+  readonly kind: 'shard-evaluated';
+  /** The construct, as SQL spells it, for messages (`EXTRACT`, `CONVERT … USING`). */
   readonly what: string;
   readonly children: readonly SqlNode[];
 }
@@ -160,7 +216,8 @@ export type SqlNode =
   | ListNode
   | SubqueryNode
   | IntervalNode
-  | OpaqueNode;
+  | KeywordNode
+  | ShardEvaluatedNode;
 
 /** One item of a select list; `SELECT *` is one item whose expression is a `star`. */
 export interface SelectItem {
@@ -189,14 +246,39 @@ export interface DerivedSource {
   readonly using: readonly string[];
 }
 
-/** Anything else in FROM (a table function, `VALUES`, …). */
-export interface OpaqueSource {
-  readonly kind: 'opaque-source';
-  readonly what: string;
+/**
+ * `(VALUES ROW(…), ROW(…)) alias` in FROM: constant rows, the same on every shard (each shard
+ * joins its own rows with all of them, as one database joins all its rows).
+ */
+export interface ValuesSource {
+  readonly kind: 'values';
+  readonly rows: readonly (readonly SqlNode[])[];
   readonly alias: string | undefined;
+  readonly join: string | undefined;
+  readonly on: SqlNode | undefined;
+  readonly using: readonly string[];
 }
 
-export type FromItem = TableSource | DerivedSource | OpaqueSource;
+/** One item of a FROM list (`FROM DUAL` is an empty list). */
+export type FromItem = TableSource | DerivedSource | ValuesSource;
+
+/**
+ * One common table expression of `WITH [RECURSIVE] name [(columns)] AS (query)`. The query
+ * keeps its own tree (a recursive CTE's query is a compound whose later SELECTs name `name`).
+ */
+export interface CommonTableExpression {
+  readonly name: string;
+  /** The column list, when written. */
+  readonly columns: readonly string[];
+  readonly query: SelectNode;
+}
+
+/** `WITH [RECURSIVE] cte, …` before a statement. */
+export interface WithClause {
+  /** `WITH RECURSIVE`: every CTE of the list may refer to itself or to a later one. */
+  readonly recursive: boolean;
+  readonly ctes: readonly CommonTableExpression[];
+}
 
 /** `LIMIT count [OFFSET offset]`. */
 export interface LimitClause {
@@ -219,8 +301,16 @@ export interface SelectNode {
   readonly limit: LimitClause | undefined;
   /** `FOR UPDATE`, `LOCK IN SHARE MODE`, … when written. */
   readonly locking: string | undefined;
-  /** True when the statement has `WITH` (common table expressions). */
-  readonly hasWith: boolean;
+  /** `WITH …` written before this SELECT (the statement's, a subquery's or a CTE's own). */
+  readonly with: WithClause | undefined;
+  /** `WINDOW name AS (…)`, the named windows its `OVER name` refer to. */
+  readonly windows: readonly NamedWindow[];
+  /**
+   * Select options, upper case (`SQL_NO_CACHE`, `SQL_BUFFER_RESULT`, `SQL_CALC_FOUND_ROWS` …).
+   * Optimizer comments (`/*+ … *\/`) are not here: the lexer keeps comments out of the parser
+   * text, and they reach each shard unchanged in the original text.
+   */
+  readonly options: readonly string[];
   /** The next SELECT of a UNION / EXCEPT / INTERSECT, and the operator joining it. */
   readonly compound: { readonly op: string; readonly next: SelectNode } | undefined;
 }
@@ -235,6 +325,8 @@ export interface Assignment {
 /** An UPDATE. */
 export interface UpdateNode {
   readonly kind: 'update';
+  /** `WITH … UPDATE`. */
+  readonly with: WithClause | undefined;
   readonly tables: readonly FromItem[];
   readonly set: readonly Assignment[];
   readonly where: SqlNode | undefined;
@@ -245,6 +337,8 @@ export interface UpdateNode {
 /** A DELETE (`targets` are the tables rows are deleted from; `from` the tables read). */
 export interface DeleteNode {
   readonly kind: 'delete';
+  /** `WITH … DELETE`. */
+  readonly with: WithClause | undefined;
   readonly targets: readonly FromItem[];
   readonly from: readonly FromItem[];
   readonly where: SqlNode | undefined;

@@ -1,7 +1,7 @@
 /**
  * Whole-tree questions over the planner's typed nodes, each answered in one place.
  */
-import type { AggregateNode, FromItem, SelectNode, SqlNode } from './sql-node.js';
+import type { AggregateNode, FromItem, SelectNode, SqlNode, WindowSpec } from './sql-node.js';
 
 /** The direct expression children of a node (a subquery's own tree is not one of them). */
 export function childrenOf(node: SqlNode): readonly SqlNode[] {
@@ -12,15 +12,16 @@ export function childrenOf(node: SqlNode): readonly SqlNode[] {
     case 'in-list':
     case 'literal':
     case 'subquery':
+    case 'keyword':
       return [];
     case 'binary':
       return [node.left, node.right];
     case 'unary':
       return [node.operand];
     case 'function':
-      return node.args;
+      return node.over ? [...node.args, ...windowExpressionsOf(node.over)] : node.args;
     case 'aggregate':
-      return [...node.args, ...node.orderBy.map((o) => o.expr)];
+      return [...node.args, ...node.orderBy.map((o) => o.expr), ...(node.over ? windowExpressionsOf(node.over) : [])];
     case 'case':
       return [
         ...(node.operand ? [node.operand] : []),
@@ -33,9 +34,14 @@ export function childrenOf(node: SqlNode): readonly SqlNode[] {
       return node.items;
     case 'interval':
       return [node.value];
-    case 'opaque':
+    case 'shard-evaluated':
       return node.children;
   }
+}
+
+/** The expressions of a window: its PARTITION BY and ORDER BY items (a frame's offsets are constants). */
+export function windowExpressionsOf(spec: WindowSpec): SqlNode[] {
+  return [...spec.partitionBy, ...spec.orderBy.map((o) => o.expr)];
 }
 
 /** True when `test` holds for the node or any node below it, not looking into subqueries. */
@@ -53,14 +59,14 @@ export function forEachNode(node: SqlNode, visit: (n: SqlNode) => void): void {
 
 /** True when an aggregate (not a window aggregate) occurs anywhere in the expression. */
 export function containsAggregate(node: SqlNode): boolean {
-  return someNode(node, (n) => n.kind === 'aggregate' && !n.window);
+  return someNode(node, (n) => n.kind === 'aggregate' && !n.over);
 }
 
 /** The aggregates of an expression, outermost first (an aggregate's own arguments are not searched). */
 export function aggregatesOf(node: SqlNode): AggregateNode[] {
   const found: AggregateNode[] = [];
   const visit = (n: SqlNode): void => {
-    if (n.kind === 'aggregate' && !n.window) {
+    if (n.kind === 'aggregate' && !n.over) {
       found.push(n);
       return;
     }
@@ -72,19 +78,21 @@ export function aggregatesOf(node: SqlNode): AggregateNode[] {
 
 /** True when a window function occurs anywhere in the expression. */
 export function containsWindow(node: SqlNode): boolean {
-  return someNode(node, (n) => (n.kind === 'function' || n.kind === 'aggregate') && n.window);
+  return someNode(node, (n) => (n.kind === 'function' || n.kind === 'aggregate') && n.over !== undefined);
 }
 
 /** The expression nodes of one SELECT's own clauses (not those of its subqueries or derived tables). */
 export function clauseExpressionsOf(select: SelectNode): SqlNode[] {
   return [
     ...select.items.map((i) => i.expr),
-    ...select.from.flatMap((f) => (f.kind === 'opaque-source' || !f.on ? [] : [f.on])),
+    ...select.from.flatMap((f) => (f.on ? [f.on] : [])),
+    ...select.from.flatMap((f) => (f.kind === 'values' ? f.rows.flat() : [])),
     ...(select.where ? [select.where] : []),
     ...select.groupBy,
     ...(select.having ? [select.having] : []),
     ...select.orderBy.map((o) => o.expr),
     ...(select.limit ? [select.limit.count, ...(select.limit.offset ? [select.limit.offset] : [])] : []),
+    ...select.windows.flatMap((w) => windowExpressionsOf(w.spec)),
   ];
 }
 
@@ -104,11 +112,12 @@ export function derivedQueriesOf(from: readonly FromItem[]): SelectNode[] {
   return from.flatMap((f) => (f.kind === 'derived' ? [f.query] : []));
 }
 
-/** Every SELECT of a statement, the root first: derived tables, subqueries, UNION branches. */
+/** Every SELECT of a statement, the root first: derived tables, subqueries, UNION branches, CTE bodies. */
 export function allSelectsOf(root: SelectNode): SelectNode[] {
   const found: SelectNode[] = [];
   const visit = (select: SelectNode): void => {
     found.push(select);
+    select.with?.ctes.forEach((cte) => visit(cte.query));
     derivedQueriesOf(select.from).forEach(visit);
     expressionSubqueriesOf(select).forEach(visit);
     if (select.compound) visit(select.compound.next);

@@ -1,6 +1,6 @@
 import type { ShardingRules, TableRule } from '../../rules/index.js';
 import type { SelectNode } from './sql-node.js';
-import { allSelectsOf } from './sql-tree.js';
+import { expressionSubqueriesOf } from './sql-tree.js';
 import type { SqlDialect } from '../../parameterize/index.js';
 import { isIdentifier, statementTokens } from './statement-tokens.js';
 
@@ -14,18 +14,30 @@ export interface TableRef {
   readonly home: SelectNode;
 }
 
-/** Every real table of a statement: FROM items of every select, derived tables and subqueries included. */
+/**
+ * Every real table of a statement: FROM items of every select, derived tables, subqueries and
+ * CTE bodies included, in the order of `allSelectsOf`. A FROM item naming a CTE in scope is no
+ * table (its body's tables are listed instead): a CTE of `WITH` is visible to the statement and,
+ * in a non-recursive `WITH`, to the CTEs after it; in `WITH RECURSIVE`, to every CTE of the list.
+ */
 export function tableRefsOf(root: SelectNode, rules: ShardingRules): TableRef[] {
   const refs: TableRef[] = [];
-  for (const select of allSelectsOf(root)) {
+  const visit = (select: SelectNode, visible: ReadonlySet<string>): void => {
+    let scope = visible;
+    const names = select.with?.ctes.map((c) => c.name.toLowerCase()) ?? [];
+    if (names.length > 0) scope = new Set([...visible, ...names]);
     for (const item of select.from) {
-      if (item.kind !== 'table' || item.table.toLowerCase() === 'dual') continue;
+      if (item.kind !== 'table' || item.table.toLowerCase() === 'dual' || scope.has(item.table.toLowerCase())) continue;
       refs.push({ name: item.table, alias: item.alias ?? item.table, rule: rules.ruleOf(item.table), home: select });
     }
-  }
+    select.with?.ctes.forEach((cte, i) => visit(cte.query, select.with!.recursive ? scope : new Set([...visible, ...names.slice(0, i)])));
+    for (const item of select.from) if (item.kind === 'derived') visit(item.query, scope);
+    expressionSubqueriesOf(select).forEach((q) => visit(q, scope));
+    if (select.compound) visit(select.compound.next, scope);
+  };
+  visit(root, new Set());
   return refs;
 }
-
 /** Distinct backtick-quoted identifiers of a parserSql text: a cheap pre-check before parsing. */
 export function quotedIdentifiersOf(parserSql: string): string[] {
   const names = new Set<string>();

@@ -48,7 +48,7 @@ const VARIANCES = new Set(['VARIANCE', 'VAR_POP', 'VAR_SAMP', ...ROOT]);
  */
 export function planAggregate(node: AggregateNode, alias: string, present: boolean, ctx: AggregateContext): AggregateSpec | { readonly problem: string } {
   const name = node.name;
-  if (node.window) return { problem: `${name}() OVER (…), a window function` };
+  if (node.over) return { problem: `${name}() OVER (…), a window function` };
   const self = (): string | undefined => {
     if (present) return alias;
     const printed = ctx.print(node);

@@ -2,7 +2,8 @@ import { UnsupportedShardingError } from '../../errors/index.js';
 import type { ShardingRules } from '../../rules/index.js';
 import { repeatedRowsProblem } from './repeated-rows.js';
 import type { SqlDialect } from '../../parameterize/index.js';
-import { bindShardedTables, safeSelectsOf } from '../routing/binding.js';
+import { bindShardedTables, subqueryLocalityOf } from '../routing/binding.js';
+import { windowProblem } from './window-locality.js';
 import { keyConditionOf } from '../routing/key-condition.js';
 import type { Plan } from '../plan.js';
 import { innerSelectProblem, limitOf } from './select-clauses.js';
@@ -34,8 +35,19 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
       { sql },
     );
   }
-  const safe = safeSelectsOf(ast);
+  const { safe, refusedExists } = subqueryLocalityOf(ast, rules);
   const hidden = sharded.find((r) => !safe.has(r.home));
+  const exists = hidden ? [...refusedExists].find(([query]) => allSelectsOf(query).includes(hidden.home)) : undefined;
+  if (hidden && exists) {
+    const [, op] = exists;
+    throw new UnsupportedShardingError(
+      `${op} (SELECT … FROM "${hidden.name}" …) is not correlated with the outer query on the shard key, so its answer depends on every shard at once, while each shard would evaluate it over its own rows only. ` +
+        (op === 'EXISTS'
+          ? 'Write it as (SELECT COUNT(*) FROM … WHERE …) > 0, a scalar subquery that runs first across the shards, or correlate it on the shard key (… WHERE inner.key = outer.key).'
+          : 'Write it as (SELECT COUNT(*) FROM … WHERE …) = 0, a scalar subquery that runs first across the shards, as x NOT IN (SELECT …), or correlate it on the shard key (… WHERE inner.key = outer.key).'),
+      { sql },
+    );
+  }
   if (hidden) {
     throw new UnsupportedShardingError(
       `Sharded table "${hidden.name}" is read in a subquery whose result depends on every shard at once (only FROM subqueries and EXISTS under AND are evaluated per shard). ` +
@@ -60,7 +72,7 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
   const condition = keyConditionOf(home.where, isKey, prunableLists);
 
   const merge = planSelectMerge({ select: ast, rules, dialect, keyAliases });
-  const innerProblem = innerSelectProblem(ast) ?? repeatedRowsProblem(ast, rules);
+  const innerProblem = innerSelectProblem(ast) ?? innerWindowProblem(ast, rules) ?? repeatedRowsProblem(ast, rules);
   const unmergeable = merge.unmergeable ?? innerProblem;
   return {
     kind: 'select',
@@ -85,6 +97,16 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
     globalAggregate: ast.groupBy.length === 0 && ast.items.some((i) => aggregatesOf(i.expr).length > 0),
     unmergeable,
   };
+}
+
+/** A window function of a subquery, derived table or CTE that each shard would compute over its own rows only. */
+function innerWindowProblem(ast: SelectNode, rules: ShardingRules): string | undefined {
+  for (const select of allSelectsOf(ast)) {
+    if (select === ast) continue;
+    const problem = windowProblem(select, rules);
+    if (problem) return `${problem}, in a subquery over several shards`;
+  }
+  return undefined;
 }
 
 /** True when some select list (at any depth) has an unaliased item holding a subquery: its column is named by text that names tables. */

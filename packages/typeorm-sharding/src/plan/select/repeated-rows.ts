@@ -37,7 +37,7 @@ export function repeatedRowsProblem(root: SelectNode, rules: ShardingRules): str
     let outer: { kind: string; k: number } | undefined;
     for (let k = 1; k < items.length; k++) {
       const item = items[k]!;
-      const join = item.kind === 'opaque-source' ? '' : (item.join ?? '');
+      const join = item.join ?? '';
       if (join.startsWith('LEFT')) {
         if (sharded[k] && !carries) outer ??= { kind: 'LEFT', k };
       } else if (join.startsWith('RIGHT')) {

@@ -118,7 +118,7 @@ export function scalarOf(
         return { kind: 'operator', op: n.op, args: [visit(n.left), visit(n.right)] };
       }
       case 'function': {
-        if (n.window || !EVALUATED_FUNCTIONS[dialect].has(n.name)) throw new Unsupported(`the function ${n.name}()`);
+        if (n.over || !EVALUATED_FUNCTIONS[dialect].has(n.name)) throw new Unsupported(`the function ${n.name}()`);
         if (BRANCHING.has(n.name) || n.name === 'IF') untypedBranches(n.name === 'IF' ? n.args.slice(1) : n.args, `${n.name}()`);
         // NULLIF, GREATEST and LEAST compare their arguments: text under the server's collation.
         if ((n.name === 'NULLIF' || n.name === 'GREATEST' || n.name === 'LEAST') && n.args.some(textOnMysql)) {
@@ -182,8 +182,10 @@ function describeNode(n: SqlNode): string {
       return 'CAST()';
     case 'subquery':
       return 'a subquery';
-    case 'opaque':
+    case 'shard-evaluated':
       return n.what;
+    case 'keyword':
+      return `the keyword ${n.text}`;
     case 'in-list':
       return 'an IN list';
     default:

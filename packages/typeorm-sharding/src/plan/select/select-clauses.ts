@@ -10,10 +10,15 @@ export function limitOf(ast: SelectNode): LimitPlan | undefined {
   return limit.offset.kind === 'slot' ? { countSlot: limit.count.slot, offsetSlot: limit.offset.slot } : undefined;
 }
 
-/** Subqueries whose own LIMIT / grouping would need a global view to be right. */
+/**
+ * Subqueries whose own LIMIT / grouping would need a global view to be right. The SELECTs of
+ * the CTEs left in the tree are not among them: they read no sharded table (see
+ * `common-table-expressions.ts`), so every shard computes them alike.
+ */
 export function innerSelectProblem(ast: SelectNode): string | undefined {
+  const constant = new Set(allSelectsOf(ast).flatMap((s) => (s.with?.ctes ?? []).flatMap((c) => allSelectsOf(c.query))));
   for (const select of allSelectsOf(ast)) {
-    if (select === ast) continue;
+    if (select === ast || constant.has(select)) continue;
     let problem: string | undefined;
     if (select.limit) problem = 'a subquery with LIMIT';
     else if (select.groupBy.length > 0) problem = 'a subquery with GROUP BY';

@@ -13,9 +13,10 @@ import type { AggregateSpec, GroupKey, MergeSpec, SortKey } from '../../merge/in
 import type { SqlDialect } from '../../parameterize/index.js';
 import type { ShardingRules } from '../../rules/index.js';
 import { planAggregate } from './aggregate-plan.js';
+import { windowProblem } from './window-locality.js';
 import { ExpressionTyper, type ExprType } from '../typing/expression-type.js';
 import type { DerivedColumn } from '../plan.js';
-import { printSql, type PrintedSql } from '../nodes/print-sql.js';
+import { printSql, slotMarker, type PrintedSql } from '../nodes/print-sql.js';
 import { resolveKey } from '../nodes/resolve-column.js';
 import { scalarOf, type LeafResolver } from './scalar-of.js';
 import { aggregateOrderOf, columnFactsOf } from '../typing/column-order.js';
@@ -29,7 +30,7 @@ const VOLATILE = new Set(['RAND', 'RANDOM', 'RANDOMBLOB', 'UUID', 'UUID_SHORT', 
 
 /** True when `expr` has one value for every row of the statement: no column, aggregate, subquery or volatile function. */
 function isConstant(expr: SqlNode): boolean {
-  return !someNode(expr, (n) => n.kind === 'column' || n.kind === 'star' || n.kind === 'aggregate' || n.kind === 'subquery' || n.kind === 'opaque' || (n.kind === 'function' && (n.window || VOLATILE.has(n.name))));
+  return !someNode(expr, (n) => n.kind === 'column' || n.kind === 'star' || n.kind === 'aggregate' || n.kind === 'subquery' || n.kind === 'shard-evaluated' || n.kind === 'keyword' || (n.kind === 'function' && (n.over !== undefined || VOLATILE.has(n.name))));
 }
 
 /** True when `node` reads a column other than as an aggregate's argument. */
@@ -37,6 +38,14 @@ function columnOutsideAggregates(node: SqlNode): boolean {
   if (node.kind === 'column') return true;
   if (node.kind === 'aggregate' || node.kind === 'subquery') return false;
   return childrenOf(node).some(columnOutsideAggregates);
+}
+
+/** An expression as the user wrote it, roughly: printed SQL with `?` for values, or what it is. */
+function describeExpression(expr: SqlNode, dialect: SqlDialect): string {
+  const printed = printSql(expr, dialect);
+  if (printed) return printed.slots.reduce((text, slot) => text.replace(slotMarker(slot), '?'), printed.text);
+  if (expr.kind === 'function' || expr.kind === 'aggregate') return `${expr.name}(…)${expr.over ? ' OVER (…)' : ''}`;
+  return expr.kind === 'shard-evaluated' ? expr.what : `an expression (${expr.kind})`;
 }
 
 function andOf(terms: readonly SqlNode[]): SqlNode {
@@ -145,7 +154,13 @@ class SelectMergeBuilder {
       ? select.groupBy.length > 0 && select.groupBy.some((g) => this.isShardKey(this.itemExpr(g), true))
       : select.distinct && select.items.some((i) => this.isShardKey(i.expr, true));
     try {
-      if (select.items.some((i) => containsWindow(i.expr))) throw new Refused('window functions over several shards');
+      const windowed = [...select.items.map((i) => i.expr), ...select.orderBy.map((o) => o.expr), ...(select.having ? [select.having] : [])].some(containsWindow);
+      if (windowed) {
+        // Shard-local windows (partitioned by the shard key) give final values on rows that are final per shard.
+        const problem = windowProblem(select, this.ctx.rules);
+        if (problem) throw new Refused(`${problem}, over several shards`);
+        if (aggregated && !groupsLocal) throw new Refused('window functions over groups that span shards');
+      }
       if (select.rollup) throw new Refused('GROUP BY … WITH ROLLUP over several shards');
       return !aggregated || groupsLocal ? this.rowMerge() : this.aggregateMerge();
     } catch (error) {
@@ -250,7 +265,7 @@ class SelectMergeBuilder {
   /** True when `term` is a function of group keys whose equal values are identical (numbers, dates, SQLite BINARY text). */
   private decidedByGroupKeys(term: SqlNode, keys: readonly SqlNode[]): boolean {
     if (containsAggregate(term)) return false;
-    if (someNode(term, (n) => n.kind === 'subquery' || n.kind === 'opaque' || n.kind === 'in-list' || n.kind === 'star' || (n.kind === 'function' && (n.window || VOLATILE.has(n.name))))) return false;
+    if (someNode(term, (n) => n.kind === 'subquery' || n.kind === 'shard-evaluated' || n.kind === 'keyword' || n.kind === 'in-list' || n.kind === 'star' || (n.kind === 'function' && (n.over !== undefined || VOLATILE.has(n.name))))) return false;
     const columns: ColumnNode[] = [];
     someNode(term, (n) => {
       if (n.kind === 'column') columns.push(n);
@@ -493,12 +508,12 @@ class SelectMergeBuilder {
   private sortKeys(columnOfItem: (index: number) => string): SortKey[] {
     const { select } = this.ctx;
     const keys: SortKey[] = [];
-    for (const item of select.orderBy) {
+    for (const [position, item] of select.orderBy.entries()) {
       const index = this.itemIndexOf(item.expr, true);
       const expr = index === undefined ? item.expr : select.items[index]!.expr;
       // The same value on every row (`ORDER BY (0.5 + 0)`, a pulled-out subquery's value) orders nothing.
       if (isConstant(expr)) continue;
-      const ordering = this.orderingOfExpr(expr, 'this ORDER BY key');
+      const ordering = this.orderingOfExpr(expr, `ORDER BY item ${position + 1} (${describeExpression(item.expr, this.ctx.dialect)})`);
       if (ordering.kind === 'constant') continue;
       if (ordering.kind === 'refused') throw new Refused(ordering.reason);
       const { type, collation, key } = ordering.order;

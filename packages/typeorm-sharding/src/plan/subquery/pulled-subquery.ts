@@ -29,8 +29,8 @@ import { insertHeadOf } from '../write/insert-head.js';
  */
 export function pulledSubqueryPlan(statement: SelectNode | UpdateNode | DeleteNode, p: ParameterizedSql, rules: ShardingRules, dialect: SqlDialect): PulledSubqueriesPlan | undefined {
   const root = statement.kind === 'select' ? statement : writeScopeOf(statement);
-  // WITH is not in the typed tree: its SELECTs cannot be matched with the text.
-  if (allSelectsOf(root).some((s) => s.hasWith)) return undefined;
+  // A CTE's SELECTs sit before the statement in the text: they cannot be matched with the subqueries' spans.
+  if (allSelectsOf(root).some((s) => s.with !== undefined)) return undefined;
   const sites = subquerySitesOf(statement);
   if (sites.length === 0) return undefined;
   const sql = p.sql;
@@ -134,7 +134,7 @@ export function pulledInsertPlan(p: ParameterizedSql, rules: ShardingRules, dial
     if (query?.kind !== 'select') continue;
     const tables = new Set(tableRefsOf(query, rules).map((r) => r.rule?.distribution ?? 'unsharded'));
     if (!tables.has('sharded') && !(tables.has('unsharded') && distributedTarget)) continue;
-    const why = query.hasWith ? 'it has WITH' : pullProblem(query, false, rules, dialect);
+    const why = allSelectsOf(query).some((s) => s.with !== undefined) ? 'it has WITH' : pullProblem(query, false, rules, dialect);
     const binding = why ?? valueBindingOf({ item: query.items[0]!.expr, query, partners: undefined, scope: query, inListItem: false, stored: span.wholeItem }, rules, dialect);
     if (typeof binding === 'string') {
       throw new UnsupportedShardingError(

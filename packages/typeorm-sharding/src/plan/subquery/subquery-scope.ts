@@ -59,7 +59,7 @@ export function outerReferenceOf(query: SelectNode, rules: ShardingRules, dialec
     }
     const clauses: [SqlNode | undefined, boolean][] = [
       ...select.items.map((i): [SqlNode, boolean] => [i.expr, false]),
-      ...select.from.map((f): [SqlNode | undefined, boolean] => [f.kind === 'opaque-source' ? undefined : f.on, false]),
+      ...select.from.map((f): [SqlNode | undefined, boolean] => [f.on, false]),
       [select.where, false],
       ...select.groupBy.map((g): [SqlNode, boolean] => [g, true]),
       [select.having, true],

@@ -78,7 +78,7 @@ export function subquerySitesOf(statement: SelectNode | UpdateNode | DeleteNode)
   const visitFrom = (from: readonly FromItem[], ctx: Context): void => {
     for (const item of from) {
       if (item.kind === 'derived') visitSelect(item.query, add(item.query, 'derived', ctx));
-      if (item.kind !== 'opaque-source') visitExpr(item.on, ctx);
+      visitExpr(item.on, ctx);
     }
   };
 
@@ -168,7 +168,9 @@ export function writeScopeOf(statement: UpdateNode | DeleteNode): SelectNode {
     orderBy: statement.orderBy,
     limit: statement.limit,
     locking: undefined,
-    hasWith: false,
+    with: statement.with,
+    windows: [],
+    options: [],
     compound: undefined,
   };
 }

@@ -14,7 +14,12 @@ export function analyzeWrite(ast: UpdateNode | DeleteNode, rules: ShardingRules,
   const tables = names.map((n) => aliases.get(n.toLowerCase()) ?? n);
   const distributions = new Set(tables.map((n) => rules.distributionOf(n)));
   if (new Set(tables.map((n) => n.toLowerCase())).size > 1) {
-    throw new UnsupportedShardingError(`Multi-table ${ast.kind.toUpperCase()} on sharded or broadcast tables is not supported.`, { sql });
+    const verb = ast.kind.toUpperCase();
+    throw new UnsupportedShardingError(
+      `Multi-table ${verb} on sharded or broadcast tables (${[...new Set(tables)].join(', ')}) is not supported. ` +
+        `Write it as a ${verb} of one table whose rows are chosen by a subquery (${verb === 'UPDATE' ? 'UPDATE t SET … WHERE key IN (SELECT …)' : 'DELETE FROM t WHERE key IN (SELECT …)'}), which runs first across the shards, or as one ${verb} per table.`,
+      { sql },
+    );
   }
   const table = tables[0]!;
   const rule = rules.ruleOf(table);

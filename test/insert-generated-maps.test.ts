@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Column, CreateDateColumn, Entity, PrimaryColumn, VersionColumn, type DataSource } from 'typeorm';
-import { Sharded, ShardKey } from '../packages/typeorm-sharding/src/index.js';
+import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryColumn, VersionColumn, type DataSource } from 'typeorm';
+import { Sharded, ShardKey, UnsupportedShardingError } from '../packages/typeorm-sharding/src/index.js';
 import { openFixture, type Backend, type Fixture } from './support/backends.js';
 import { mariadbAvailable } from './support/mariadb.js';
 
@@ -32,6 +32,36 @@ class Note {
   /** A default that differs per row (MariaDB returns it with INSERT … RETURNING, SQLite re-reads it). */
   @Column('varchar', { length: 40, default: () => (backendOfRun === 'mariadb' ? '(UUID())' : '(lower(hex(randomblob(8))))') })
   token!: string;
+}
+
+/**
+ * Soft-deletable, with a composite key one column of which is the shard key: TypeORM re-reads
+ * with `WHERE ((a = ? AND b = ?) OR …) AND (deletedAt IS NULL)` (issue 14).
+ */
+@Entity('soft_notes')
+@Sharded()
+class SoftNote {
+  @PrimaryColumn('int')
+  @ShardKey()
+  id!: number;
+
+  @PrimaryColumn('int')
+  part!: number;
+
+  @Column('varchar', { length: 20, default: 'draft' })
+  status!: string;
+
+  @CreateDateColumn({ type: 'datetime' })
+  createdAt!: Date;
+
+  @VersionColumn({ type: 'int' })
+  version!: number;
+
+  @DeleteDateColumn({ type: 'datetime', nullable: true })
+  deletedAt!: Date | null;
+
+  @Column('varchar', { length: 20 })
+  title!: string;
 }
 
 const backends: Backend[] = (await mariadbAvailable()) ? ['sqlite', 'mariadb'] : ['sqlite'];
@@ -79,5 +109,53 @@ describe.each(backends)('insert() and save() of several entities keep each entit
     await fx.sharded.getRepository(Note).save(notes);
     await check(fx.sharded, notes, ids);
     expect(notes.every((n) => n.version === 2)).toBe(true);
+  });
+
+  it.each([
+    ['one key column', (id: number) => ({ id, part: 1 })],
+    ['a composite key', (id: number) => ({ id, part: id % 3 })],
+  ])('insert([...]) of a soft-deletable entity (%s): each entity its own row, identifiers and generated maps as on one database', async (_label, keyOf) => {
+    fx = await openFixture(backend, [Note, SoftNote], 4);
+    const ids = [17, 3, 42, 8, 25, 1, 30, 12];
+    const make = () => ids.map((id) => Object.assign(new SoftNote(), { ...keyOf(id), title: `t${id}`, status: id % 2 ? 'odd' : 'even' }));
+    const [plainNotes, shardedNotes] = [make(), make()];
+    const plain = await fx.plain.getRepository(SoftNote).insert(plainNotes);
+    fx.physical.length = 0;
+    const sharded = await fx.sharded.getRepository(SoftNote).insert(shardedNotes);
+    expect(new Set(fx.physical.map((e) => e.shard)).size, 'the rows must land on several shards').toBeGreaterThan(1);
+    expect(sharded.identifiers).toEqual(plain.identifiers);
+    const masked = (maps: readonly Record<string, unknown>[]) => maps.map((m) => ({ ...m, createdAt: m.createdAt instanceof Date }));
+    expect(masked(sharded.generatedMaps)).toEqual(masked(plain.generatedMaps));
+    const fields = (n: SoftNote) => ({ id: n.id, part: n.part, title: n.title, status: n.status, version: n.version, deletedAt: n.deletedAt });
+    expect(shardedNotes.map(fields)).toEqual(plainNotes.map(fields));
+    for (const note of shardedNotes) {
+      const row = await fx.sharded.getRepository(SoftNote).findOneByOrFail({ id: note.id, part: note.part });
+      expect(fields(note)).toEqual(fields(row));
+      expect(note.createdAt.getTime()).toBe(row.createdAt.getTime());
+    }
+  });
+
+  it('insert().orIgnore() over several shards that skips a row: as on one database, or (MariaDB RETURNING, order unknown) refused and undone', async () => {
+    fx = await openFixture(backend, [Note, SoftNote], 4);
+    const ids = [17, 3, 42, 8, 25, 1, 30, 12];
+    const rows = () => ids.map((id) => Object.assign(new SoftNote(), { id, part: 1, title: `t${id}` }));
+    const run = async (ds: DataSource) => {
+      await ds.getRepository(SoftNote).insert({ id: 42, part: 1, title: 'there' });
+      const notes = rows();
+      const result = await ds.createQueryBuilder().insert().into(SoftNote).values(notes).orIgnore().execute().then((r) => r, (e: unknown) => e as Error);
+      return { result, notes, count: await ds.getRepository(SoftNote).count() };
+    };
+    const plain = await run(fx.plain);
+    const sharded = await run(fx.sharded);
+    if (backend === 'mariadb') {
+      expect(sharded.result).toBeInstanceOf(UnsupportedShardingError);
+      expect(sharded.count).toBe(1);
+      expect(plain.count).toBe(ids.length);
+    } else {
+      expect(sharded.result).not.toBeInstanceOf(Error);
+      expect(sharded.count).toBe(plain.count);
+      const fields = (n: SoftNote) => ({ id: n.id, title: n.title, status: n.status, version: n.version });
+      expect(sharded.notes.map(fields)).toEqual(plain.notes.map(fields));
+    }
   });
 });

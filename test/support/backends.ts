@@ -35,6 +35,8 @@ export async function openFixture(
   extra: Record<string, unknown> = {},
   /** Options of the plain data source only (e.g. its own logger). */
   plainExtra: Record<string, unknown> = {},
+  /** Options of one shard beyond its name and database (e.g. the `server` it is on). */
+  perShard: (index: number) => Record<string, unknown> = () => ({}),
 ): Promise<Fixture> {
   const physical: PhysicalQueryEvent[] = [];
   const roundTrips: PhysicalQueryEvent[] = [];
@@ -53,7 +55,7 @@ export async function openFixture(
       type: 'better-sqlite3',
       entities,
       synchronize: true,
-      shards: names.map((_, i) => ({ name: `s${i}`, database: ':memory:' })),
+      shards: names.map((_, i) => ({ name: `s${i}`, database: ':memory:', ...perShard(i) })),
       sharding: { ...sharding, onPhysicalQuery },
       ...extra,
     });
@@ -66,7 +68,7 @@ export async function openFixture(
       username: MARIADB.user,
       entities,
       synchronize: true,
-      shards: names.map((database, i) => ({ name: `s${i}`, database })),
+      shards: names.map((database, i) => ({ name: `s${i}`, database, ...perShard(i) })),
       sharding: { ...sharding, onPhysicalQuery },
       ...extra,
     } as never);

@@ -11,7 +11,7 @@ import type { PhysicalQueryLog } from '../log/physical-query-log.js';
 import { inputOrderOf } from '../merge/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import { bindMerge } from '../plan/select/bind-merge.js';
-import { isDeepPage, paginationOf, rowsPerInput, type Pagination } from '../plan/select/pagination.js';
+import { hasNegativeLimit, isDeepPage, paginationOf, rowsPerInput, type Pagination } from '../plan/select/pagination.js';
 import type { InsertPlan, Plan, SelectPlan, WritePlan } from '../plan/plan.js';
 import { coalesceRead } from '../rewrite/coalesce-read.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
@@ -116,6 +116,9 @@ export class PhysicalPlanner {
   }
 
   private read(p: ParameterizedSql, plan: SelectPlan, perServer: boolean): PhysicalRead {
+    // MySQL rejects a negative LIMIT or OFFSET as a syntax error: the default shard is sent the
+    // statement as written, and says so in the server's own words, as one database would.
+    if (this.dialect === 'mysql' && hasNegativeLimit(plan.limit, p)) return { kind: 'one', statement: unitStatement({ shard: 0, table: 0 }, p, [], { addressing: undefined, layout: this.layoutOf(p) }) };
     const addressing = perServer && plan.tableReferences !== undefined ? this.addressingOf(p, { kind: 'select', references: plan.tableReferences }) : undefined;
     const page = paginationOf(plan.limit, plan.pushLimit, p);
     const statements = this.routed(p, plan, page, addressing);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QueryResult } from 'typeorm';
+import { UnsupportedShardingError } from '../errors/index.js';
 import { writesResult } from './query-result.js';
 
 const header = (affectedRows: number, changedRows: number, warningStatus = 0) => {
@@ -19,5 +20,25 @@ describe('writesResult', () => {
   it('reports 0 affected rows for a write routed to no shard (In([]))', () => {
     expect(writesResult([], 'sqlite').affected).toBe(0);
     expect(writesResult([], 'mysql')).toMatchObject({ affected: 0, raw: { affectedRows: 0, changedRows: 0 } });
+  });
+
+  const returning = (...ids: number[]) => {
+    const r = new QueryResult();
+    r.records = ids.map((id) => ({ id }));
+    r.raw = r.records;
+    r.affected = ids.length;
+    return r;
+  };
+
+  it('puts rows an INSERT … RETURNING sent back in the order of the VALUES rows', () => {
+    const result = writesResult([returning(10, 12), returning(11)], 'mysql', [[0, 2], [1]]);
+    expect(result.records).toEqual([{ id: 10 }, { id: 11 }, { id: 12 }]);
+  });
+
+  it('refuses rows of several shards one of which skipped some of its rows (the order among them is unknown)', () => {
+    expect(() => writesResult([returning(10), returning(11)], 'mysql', [[0, 2], [1]])).toThrow(UnsupportedShardingError);
+    // Only one shard returned rows, or the shard that skipped rows skipped them all: exact.
+    expect(writesResult([returning(10), returning()], 'mysql', [[0, 2], [1]]).records).toEqual([{ id: 10 }]);
+    expect(writesResult([returning(10, 12), returning()], 'mysql', [[0, 2], [1]]).records).toEqual([{ id: 10 }, { id: 12 }]);
   });
 });

@@ -1,5 +1,6 @@
 import { QueryResult } from 'typeorm';
 import type { Row } from '../merge/index.js';
+import { UnsupportedShardingError } from '../errors/index.js';
 
 /** A result of rows, shaped as TypeORM's drivers shape SELECT results. */
 export function rowsResult(rows: Row[]): QueryResult {
@@ -56,17 +57,24 @@ function infoOf(headers: readonly Record<string, unknown>[]): string {
 /**
  * Rows an INSERT … RETURNING sent back, in the order of the VALUES rows (TypeORM maps them to
  * its entities by position): part `i` returned, in order, the rows `rowsOf[i]` of the statement.
+ * A part that returned fewer rows than it inserted (INSERT IGNORE skipping duplicates) returned
+ * some of its rows, and which ones is unknown: when rows of other parts come too, their order
+ * among them is unknown, and the statement is refused rather than answered in some order.
  */
 function inRowOrder(parts: readonly QueryResult[], rowsOf: readonly (readonly number[])[]): unknown[] {
   const out: unknown[] = [];
-  const extra: unknown[] = [];
+  const partial: number[] = [];
   parts.forEach((part, i) => {
     const records = part.records ?? [];
     const rows = rowsOf[i] ?? [];
-    // One returned row per inserted row; anything else (INSERT IGNORE skipping rows) keeps shard order.
-    if (records.length !== rows.length) extra.push(...records);
-    else records.forEach((record, k) => (out[rows[k]!] = record));
+    if (records.length === rows.length) records.forEach((record, k) => (out[rows[k]!] = record));
+    else if (records.length > 0) partial.push(i);
   });
-  if (extra.length > 0) return parts.flatMap((r) => r.records ?? []);
+  if (partial.length > 0) {
+    if (parts.filter((p) => (p.records ?? []).length > 0).length === 1) return parts.flatMap((r) => r.records ?? []);
+    throw new UnsupportedShardingError(
+      'An INSERT … RETURNING over several shards skipped some of its rows (INSERT IGNORE, ON CONFLICT DO NOTHING): which of them each shard returned is unknown, so the returned rows cannot be put in the order of the VALUES rows, which TypeORM maps to its entities by position. The write was undone. Insert such rows one shard at a time, or without RETURNING.',
+    );
+  }
   return out.filter(() => true);
 }

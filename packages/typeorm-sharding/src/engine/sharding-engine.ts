@@ -98,7 +98,7 @@ export class ShardingEngine {
    */
   async query(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<QueryResult> {
     try {
-      return await this.run(sql, parameters, session);
+      return await session.serially(() => this.run(sql, parameters, session));
     } catch (error) {
       throw asLogicalError(error, sql, parameters, this.dialect);
     }
@@ -153,10 +153,14 @@ export class ShardingEngine {
 
   private async write(work: PhysicalWrites, session: ShardSession): Promise<QueryResult> {
     if (work.statements.length === 0) return writesResult([], this.dialect);
-    const run = () => (work.sequential ? executeInOrder(work.statements, this.targets, session, this.executor) : executeStatements(work.statements, this.targets, session, this.executor));
-    const results = work.atomic ? await session.atomically(run) : await run();
-    if (!work.copies) return writesResult(results, this.dialect, work.rowsOf);
-    return copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies);
+    // The result is made inside the atomic part: a result that cannot be told exactly (rows an
+    // INSERT … RETURNING gave back whose order is unknown) undoes the write with its refusal.
+    const run = async () => {
+      const results = await (work.sequential ? executeInOrder(work.statements, this.targets, session, this.executor) : executeStatements(work.statements, this.targets, session, this.executor));
+      if (!work.copies) return writesResult(results, this.dialect, work.rowsOf);
+      return copiesResult(results, work.statements.map((st) => this.targets[st.shard]!.name), this.dialect, work.copies);
+    };
+    return work.atomic ? session.atomically(run) : run();
   }
 
   /**

@@ -277,4 +277,35 @@ describe('ShardSession', () => {
     await Promise.all([1, 2].map(async (n) => (await session.acquire(targets[0]!)).query(`UPDATE t SET x = ${n}`)));
     expect(log.slice(0, 2)).toEqual(['a: SET TRANSACTION ISOLATION LEVEL SERIALIZABLE', 'a: START TRANSACTION']);
   });
+
+  it('inside a transaction, logical statements sent concurrently run one after the other: their statement savepoints nest', async () => {
+    const { targets, log } = shards(['a', 'b']);
+    const session = new ShardSession('master');
+    await session.control(s('START TRANSACTION'), 'begin');
+    const write = (n: number) => session.serially(() => session.atomically(async () => {
+      for (const t of targets) await (await session.acquire(t)).query(`UPDATE t SET x = ${n}`);
+    }));
+    await Promise.all([write(1), write(2)]);
+    const onA = log.filter((l) => l.startsWith('a: ')).slice(1);
+    expect(onA).toEqual([
+      'a: SAVEPOINT tsh_statement_1',
+      'a: UPDATE t SET x = 1',
+      'a: RELEASE SAVEPOINT tsh_statement_1',
+      'a: SAVEPOINT tsh_statement_2',
+      'a: UPDATE t SET x = 2',
+      'a: RELEASE SAVEPOINT tsh_statement_2',
+    ]);
+  });
+
+  it('outside a transaction, serially() does not queue: a statement waiting for another caller\'s transaction cannot hold up that transaction\'s statements', async () => {
+    const { targets } = shards(['a']);
+    const session = new ShardSession('master');
+    let release!: () => void;
+    const blocked = session.serially(() => new Promise<void>((resolve) => (release = resolve)));
+    await session.control(s('START TRANSACTION'), 'begin');
+    await session.serially(async () => (await session.acquire(targets[0]!)).query('UPDATE t SET x = 1'));
+    await session.serially(() => session.control(s('COMMIT'), 'commit'));
+    release();
+    await blocked;
+  });
 });

@@ -4,6 +4,7 @@ import type { ShardTarget } from '../execute/shard-target.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { Branch, CommitProtocol, OpeningStatement, SessionStatement, SessionTransaction } from './commit-protocol.js';
 import { sequentialCommit } from './sequential-commit.js';
+import { SerialQueue } from './serial-queue.js';
 import { TransactionStateError } from './session-errors.js';
 import type { TransactionControl } from './transaction-control.js';
 
@@ -56,6 +57,8 @@ export class ShardSession {
   private readonly locks = new WeakMap<QueryRunner, Promise<void>>();
   /** Savepoints set around multi-shard writes so far (their names must not repeat while one is open). */
   private statementSavepoints = 0;
+  /** Logical statements of this session, one at a time (see `serially`). */
+  private readonly statements = new SerialQueue();
   private readonly protocol: CommitProtocol;
   /** The QueryRunner this session belongs to (log lines of its physical statements name it). */
   readonly owner: QueryRunner | undefined;
@@ -123,6 +126,22 @@ export class ShardSession {
   /** Gives back a runner from `acquire` (a branch's runner stays until the transaction ends). */
   async done(target: ShardTarget, runner: QueryRunner): Promise<void> {
     if (this.branches.get(target.server)?.branch.runner !== runner) await target.releaseRunner(runner);
+  }
+
+  /**
+   * Runs one logical statement after the ones before it have ended, as one connection runs
+   * them. TypeORM sends statements of one runner concurrently (`save()` runs its UPDATEs with
+   * `Promise.all`); here a statement spans servers and awaits between its parts, so without
+   * this two multi-shard writes would interleave their statement savepoints (`SAVEPOINT a`,
+   * `SAVEPOINT b`, `RELEASE a` drops b too, then `RELEASE b` fails), and a statement would run
+   * inside the savepoint of another (undone when that one rolls back to it).
+   *
+   * Only statements that arrive inside a transaction wait: one outside may have to wait for a
+   * SQLite `transaction()` of another caller (`inOwnTransaction`), whose statements must not
+   * queue behind it.
+   */
+  serially<T>(work: () => Promise<T>): Promise<T> {
+    return this.transaction ? this.statements.run(work) : work();
   }
 
   /** Handles a transaction-control statement TypeORM sent through the sharded runner. */

@@ -11,36 +11,53 @@ export interface ListedRows {
 }
 
 /**
- * The rows a WHERE lists, when it is an OR of the same conjunction of `column = value` terms;
- * undefined for anything else. Without ORDER BY a database may return rows in any order, but
- * TypeORM maps such re-reads back to its entities by position, so the merge returns them in
- * the order they are listed.
+ * The rows a WHERE lists: an OR of the same conjunction of `column = value` terms, alone or as
+ * one conjunct of an AND whose other conjuncts only filter (TypeORM adds `AND (deletedAt IS
+ * NULL)` for an entity with a `@DeleteDateColumn`); undefined for anything else, and when two
+ * conjuncts list rows (which order would be meant is unknown). Without ORDER BY a database may
+ * return rows in any order, but TypeORM maps such re-reads back to its entities by position,
+ * so the merge returns them in the order they are listed.
+ *
+ * Iterative: TypeORM lists thousands of rows in one OR chain, one level of the tree each.
  */
 export function listedRowsOf(where: SqlNode | undefined): ListedRows | undefined {
   if (!where) return undefined;
-  const disjuncts: SqlNode[] = [];
-  const split = (n: SqlNode): void => {
-    if (n.kind === 'binary' && n.op === 'OR') {
-      split(n.left);
-      split(n.right);
-    } else disjuncts.push(n);
-  };
-  split(where);
+  let found: ListedRows | undefined;
+  for (const conjunct of flatten(where, 'AND')) {
+    const listed = listingOf(conjunct);
+    if (!listed) continue;
+    if (found) return undefined;
+    found = listed;
+  }
+  return found;
+}
+
+/** The operands of a chain of `op` (`a OR b OR c` → a, b, c), in order; the node itself when it is no such chain. */
+function flatten(node: SqlNode, op: 'AND' | 'OR'): SqlNode[] {
+  const out: SqlNode[] = [];
+  const stack: SqlNode[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.kind === 'binary' && n.op === op) stack.push(n.right, n.left);
+    else out.push(n);
+  }
+  return out;
+}
+
+function listingOf(node: SqlNode): ListedRows | undefined {
+  const disjuncts = flatten(node, 'OR');
   if (disjuncts.length < 2) return undefined;
   let columns: ColumnNode[] | undefined;
   const rows: number[][] = [];
+  const key = (c: ColumnNode) => `${c.table ?? ''}.${c.column}`;
   for (const disjunct of disjuncts) {
     const terms: { column: ColumnNode; slot: number }[] = [];
-    const collect = (n: SqlNode): boolean => {
-      if (n.kind === 'binary' && n.op === 'AND') return collect(n.left) && collect(n.right);
-      if (n.kind !== 'binary' || n.op !== '=') return false;
+    for (const n of flatten(disjunct, 'AND')) {
+      if (n.kind !== 'binary' || n.op !== '=') return undefined;
       if (n.left.kind === 'column' && n.right.kind === 'slot') terms.push({ column: n.left, slot: n.right.slot });
       else if (n.right.kind === 'column' && n.left.kind === 'slot') terms.push({ column: n.right, slot: n.left.slot });
-      else return false;
-      return true;
-    };
-    if (!collect(disjunct)) return undefined;
-    const key = (c: ColumnNode) => `${c.table ?? ''}.${c.column}`;
+      else return undefined;
+    }
     if (columns === undefined) columns = terms.map((t) => t.column);
     if (terms.length !== columns.length) return undefined;
     const byColumn = new Map(terms.map((t) => [key(t.column), t.slot]));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parameterize, type SqlDialect } from '../../parameterize/index.js';
-import { isDeepPage, mergeLimitOf, pageOf, paginationOf, rowsPerInput, shardRowCount, type Pagination } from './pagination.js';
+import { hasNegativeLimit, isDeepPage, mergeLimitOf, pageOf, paginationOf, rowsPerInput, shardRowCount, type Pagination } from './pagination.js';
 
 /** The page of `LIMIT <count> [OFFSET <offset>]` written as literals (slot 0 the count, slot 1 the offset). */
 function page(count: string, offset: string | undefined, pushed = true): Pagination {
@@ -18,6 +18,16 @@ describe('pagination', () => {
   it('reads `?` values as well as literals', () => {
     const p = parameterize('SELECT a FROM t LIMIT ? OFFSET ?', [20, '40'], 'mysql');
     expect(paginationOf({ countSlot: 0, offsetSlot: 1 }, true, p)).toEqual({ offset: 40n, count: 20n, pushed: true });
+  });
+
+  it('reads a negative OFFSET as no offset (SQLite), and tells a negative LIMIT or OFFSET (MySQL rejects them)', () => {
+    const p = parameterize('SELECT a FROM t LIMIT 3 OFFSET -5', [], 'sqlite');
+    const limit = { countSlot: 0, offsetSlot: 1 };
+    expect(paginationOf(limit, true, p)).toEqual({ offset: 0n, count: 3n, pushed: true });
+    expect(hasNegativeLimit(limit, p)).toBe(true);
+    expect(hasNegativeLimit(limit, parameterize('SELECT a FROM t LIMIT -1 OFFSET 2', [], 'sqlite'))).toBe(true);
+    expect(hasNegativeLimit(limit, parameterize('SELECT a FROM t LIMIT 1 OFFSET 2', [], 'sqlite'))).toBe(false);
+    expect(hasNegativeLimit(undefined, p)).toBe(false);
   });
 
   const CASES: readonly {

@@ -33,10 +33,27 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /** The page of `p` planned with `limit` (undefined when the statement has no LIMIT). */
 export function paginationOf(limit: LimitPlan | undefined, pushed: boolean, p: Pick<ParameterizedSql, 'slots'>): Pagination | undefined {
   if (!limit) return undefined;
+  const { count, offset } = limitValuesOf(limit, p);
+  // SQLite's `LIMIT -1` (TypeORM's skip without take) is "no limit", and a negative OFFSET is
+  // no offset. MySQL rejects both as syntax errors: `hasNegativeLimit` tells the planner to let
+  // the server say so.
+  return { offset: offset < 0n ? 0n : offset, count: count < 0n ? undefined : count, pushed };
+}
+
+/**
+ * True when the LIMIT or OFFSET of `p` is a negative number (`find({ skip: -5 })`, raw `OFFSET
+ * -3`): SQLite reads them as no limit / no offset, MySQL rejects the statement.
+ */
+export function hasNegativeLimit(limit: LimitPlan | undefined, p: Pick<ParameterizedSql, 'slots'>): boolean {
+  if (!limit) return false;
+  const { count, offset } = limitValuesOf(limit, p);
+  return count < 0n || offset < 0n;
+}
+
+function limitValuesOf(limit: LimitPlan, p: Pick<ParameterizedSql, 'slots'>): { count: bigint; offset: bigint } {
   const count = BigInt(String(p.slots[limit.countSlot]!.value));
   const offset = limit.offsetSlot === undefined ? 0n : BigInt(String(p.slots[limit.offsetSlot]!.value));
-  // SQLite's `LIMIT -1` (TypeORM's skip without take) is "no limit".
-  return { offset, count: count < 0n ? undefined : count, pushed };
+  return { count, offset };
 }
 
 /** Rows each input must send from its first row for the merge to cut the page; undefined: all of them. */

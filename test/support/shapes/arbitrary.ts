@@ -13,6 +13,12 @@ export interface PrintedCase {
   readonly q: PrintedQuery;
 }
 
+/** The query with the statements of its session around it (`SET @v = 1; SELECT …; SELECT @v`). */
+export function sessionText(c: ShapeCase, sql: string): string {
+  if (!c.session) return sql;
+  return [...c.session.before, sql, ...c.session.after.map((a) => a.sql)].join('; ');
+}
+
 /** Longest choice sequence: enough for the largest shapes (a union of three grouped selects). */
 const MAX_CHOICES = 320;
 
@@ -28,7 +34,7 @@ export function shapeCases(cls: ShapeClass, dialect: Dialect, tables: { facts: T
     return {
       c,
       q,
-      [fc.toStringMethod]: () => `${q.sql}  -- params ${JSON.stringify(q.params)}`,
+      [fc.toStringMethod]: () => `${sessionText(c, q.sql)}  -- params ${JSON.stringify(q.params)}`,
     };
   });
 }

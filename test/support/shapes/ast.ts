@@ -35,7 +35,26 @@ export type Expr =
   | { readonly kind: 'aggregate'; readonly fn: AggregateFn; readonly arg: Expr | undefined; readonly distinct: boolean }
   | { readonly kind: 'scalar'; readonly query: Select }
   /** A select-list alias used in HAVING (`HAVING n > 2`); `of` is the aliased expression. */
-  | { readonly kind: 'alias'; readonly name: string; readonly of: Expr };
+  | { readonly kind: 'alias'; readonly name: string; readonly of: Expr }
+  /** A window function: `fn(arg) OVER (…)` or `OVER w` for a window named in the select's WINDOW clause. */
+  | { readonly kind: 'window'; readonly fn: WindowFn; readonly arg: Expr | undefined; readonly over: WindowSpec | { readonly name: string } }
+  /** A JSON path read: `JSON_EXTRACT(arg, path)`, `JSON_VALUE(arg, path)` (MariaDB), `arg ->> path` (SQLite 3.38+). */
+  | { readonly kind: 'json'; readonly form: 'extract' | 'value' | 'unquote' | 'arrow'; readonly arg: Expr; readonly path: string }
+  /** A user variable (MariaDB): `@name`, or `(@name := assign)`. */
+  | { readonly kind: 'userVar'; readonly name: string; readonly assign: Expr | undefined }
+  /** `FOUND_ROWS()` (MariaDB): the rows the connection's last `SQL_CALC_FOUND_ROWS` select would have had without LIMIT. */
+  | { readonly kind: 'foundRows' };
+
+/** Window functions: ranking ones and aggregates over a window. */
+export type WindowFn = 'ROW_NUMBER' | 'RANK' | 'DENSE_RANK' | 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG';
+
+/** `PARTITION BY … ORDER BY … frame` of a window. */
+export interface WindowSpec {
+  readonly partitionBy: readonly Expr[];
+  readonly orderBy: readonly OrderKey[];
+  /** A frame clause as written (`ROWS BETWEEN 1 PRECEDING AND CURRENT ROW`), or none. */
+  readonly frame: string | undefined;
+}
 
 export type CompareOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
@@ -48,7 +67,13 @@ export type Cond =
   | { readonly kind: 'between'; readonly arg: Expr; readonly low: Expr; readonly high: Expr }
   | { readonly kind: 'like'; readonly arg: Expr; readonly pattern: Expr; readonly negated: boolean }
   | { readonly kind: 'logic'; readonly op: 'AND' | 'OR'; readonly items: readonly Cond[] }
-  | { readonly kind: 'not'; readonly arg: Cond };
+  | { readonly kind: 'not'; readonly arg: Cond }
+  /** A row constructor in a list: `(a, b) [NOT] IN ((1, 2), (3, 4))`. */
+  | { readonly kind: 'rowIn'; readonly left: readonly Expr[]; readonly rows: readonly (readonly Expr[])[]; readonly negated: boolean }
+  /** Row constructors compared: `(a, b) = (1, 2)`. */
+  | { readonly kind: 'rowCompare'; readonly op: '=' | '<>'; readonly left: readonly Expr[]; readonly right: readonly Expr[] }
+  /** A row constructor in a subquery: `(a, b) [NOT] IN (SELECT x, y …)`. */
+  | { readonly kind: 'rowInSelect'; readonly left: readonly Expr[]; readonly query: Select; readonly negated: boolean };
 
 /** How a value of an output column must be compared between the two answers. */
 export interface Typed {
@@ -82,7 +107,20 @@ export interface SelectItem {
 
 export type FromItem =
   | { readonly kind: 'table'; readonly table: TableDef; readonly alias: string }
-  | { readonly kind: 'derived'; readonly query: Select; readonly alias: string };
+  | { readonly kind: 'derived'; readonly query: Select; readonly alias: string }
+  /** A derived table whose body is a compound select (`FROM (a UNION b) u`). */
+  | { readonly kind: 'compoundFrom'; readonly query: Compound; readonly alias: string }
+  /** A common table expression by name (`FROM c d`), defined in the WITH of this or an outer select. */
+  | { readonly kind: 'cte'; readonly name: string; readonly alias: string }
+  /** No FROM clause (`SELECT 1`). */
+  | { readonly kind: 'none' };
+
+/** One common table expression of a WITH clause; `columns` names its columns (`c(k, d)`), as a recursive one needs. */
+export interface Cte {
+  readonly name: string;
+  readonly columns: readonly string[] | undefined;
+  readonly body: Query;
+}
 
 export interface Join {
   readonly type: 'INNER' | 'LEFT';
@@ -120,6 +158,12 @@ export interface Select {
   readonly having: Cond | undefined;
   readonly orderBy: readonly OrderKey[];
   readonly limit: Limit | undefined;
+  /** `WITH [RECURSIVE] …` before the select. */
+  readonly with?: { readonly recursive: boolean; readonly ctes: readonly Cte[] };
+  /** The `WINDOW name AS (…)` clause. */
+  readonly windows?: readonly { readonly name: string; readonly spec: WindowSpec }[];
+  /** MariaDB's `SELECT SQL_CALC_FOUND_ROWS …`. */
+  readonly calcFoundRows?: boolean;
 }
 
 export interface Union {
@@ -130,7 +174,22 @@ export interface Union {
   readonly limit: Limit | undefined;
 }
 
-export type Query = Select | Union;
+/** The set operators; MariaDB binds INTERSECT tighter than the others, SQLite reads them left to right. */
+export type SetOp = 'UNION' | 'UNION ALL' | 'INTERSECT' | 'EXCEPT';
+
+/** One operand of a compound select: a select, or a parenthesized query (MariaDB; with its own ORDER BY / LIMIT). */
+export type CompoundTerm = Select | { readonly kind: 'paren'; readonly query: Query };
+
+/** A chain of set operations, `t0 op1 t1 op2 t2 …`, whose terms may nest. */
+export interface Compound {
+  readonly kind: 'compound';
+  readonly first: CompoundTerm;
+  readonly rest: readonly { readonly op: SetOp; readonly term: CompoundTerm }[];
+  readonly orderBy: readonly OrderKey[];
+  readonly limit: Limit | undefined;
+}
+
+export type Query = Select | Union | Compound;
 
 /** A generated query with what the harness needs to judge the answers. */
 export interface ShapeCase {
@@ -143,4 +202,16 @@ export interface ShapeCase {
   readonly ordered: boolean;
   /** Feature tags (for refusal statistics and for grouping failures). */
   readonly tags: readonly string[];
+  /**
+   * Statements of the same session around the query (user variables, `FOUND_ROWS()`): each
+   * source runs `before`, the query and `after` on one connection; the answers of `after` are
+   * compared too.
+   */
+  readonly session?: Session;
+}
+
+/** Statements run on the query's connection before and after it. */
+export interface Session {
+  readonly before: readonly string[];
+  readonly after: readonly { readonly sql: string; readonly outputs: readonly Typed[] }[];
 }

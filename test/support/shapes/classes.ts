@@ -1,3 +1,5 @@
+import type { Dialect } from './print.js';
+
 /**
  * One class of shapes: how often the generator reaches for each construct. Every class can
  * produce most constructs; its weights decide what it dwells on, so that a run of one class
@@ -37,7 +39,22 @@ export interface ShapeClass {
   readonly tiebreak: number;
   /** Probability of a shard-key condition in WHERE. */
   readonly keyCondition: number;
+  /** Probability that a derived table reads from a derived table itself (two levels at most). */
+  readonly nestedDerived?: number;
+  /** Probability that a derived table has ORDER BY (and so LIMIT: a top-N). @default 0.2 */
+  readonly derivedTopN?: number;
+  /**
+   * A class of the whole grammar (DESIGN.md §8) builds its queries with its own builder
+   * (`grammar.ts`) instead of the general select/union generator; the weights above still
+   * steer the parts that builder takes from it.
+   */
+  readonly shape?: GrammarShape;
+  /** The dialects the class's shapes exist in (all when unset): user variables and FOUND_ROWS() are MariaDB's. */
+  readonly dialects?: readonly Dialect[];
 }
+
+/** The builders of the grammar classes (see `grammar.ts`). */
+export type GrammarShape = 'ctes' | 'windows' | 'derived' | 'positions' | 'setops' | 'rowvalues' | 'json' | 'session' | 'distinctGroups';
 
 const BASE: Omit<ShapeClass, 'name' | 'description'> = {
   aggregate: 0.3,
@@ -70,6 +87,16 @@ export const SHAPE_CLASSES: readonly ShapeClass[] = [
   { ...BASE, name: 'joins', description: 'binding joins on the shard keys and broadcast joins, inner and left, with everything else', join: 1, aggregate: 0.4 },
   { ...BASE, name: 'subqueries', description: 'FROM subqueries, EXISTS / NOT EXISTS, IN (SELECT …), scalar subqueries, correlated and not', derived: 0.4, whereSubquery: 0.5, selectSubquery: 0.25, aggregate: 0.35 },
   { ...BASE, name: 'unions', description: 'UNION and UNION ALL of sharded and broadcast selects, ORDER BY positions/names, LIMIT', union: 1, orderBy: 0.8 },
+  // The whole grammar (issue 14 item 6): every construct the typed nodes know.
+  { ...BASE, name: 'ctes', shape: 'ctes', description: 'WITH: a CTE referenced once and twice, over sharded and broadcast tables; WITH RECURSIVE over constants and over a sharded table', derived: 1, aggregate: 0.4, orderBy: 0.85 },
+  { ...BASE, name: 'windows', shape: 'windows', description: 'window functions in the select list, ORDER BY, derived tables and over groups; PARTITION BY the shard key or not, with and without ORDER BY and frames, named windows', orderBy: 0.9, limit: 0.5 },
+  { ...BASE, name: 'derived', shape: 'derived', description: 'derived tables with WHERE, GROUP BY/HAVING, DISTINCT, ORDER BY + LIMIT, joins, nested two deep', derived: 1, nestedDerived: 0.35, derivedTopN: 0.35, aggregate: 0.45, having: 0.5, distinct: 0.25 },
+  { ...BASE, name: 'positions', shape: 'positions', description: 'scalar / EXISTS / NOT EXISTS / IN / NOT IN subqueries in the select list, WHERE, HAVING and ORDER BY; correlated on the shard key, on other columns, and not', whereSubquery: 0.5, selectSubquery: 0.5, orderBy: 0.9 },
+  { ...BASE, name: 'setops', shape: 'setops', description: 'UNION [ALL] / INTERSECT / EXCEPT chains, nested in parentheses (MariaDB) or in FROM subqueries, branches with their own ORDER BY + LIMIT', aggregate: 0.35, orderBy: 0.8 },
+  { ...BASE, name: 'rowvalues', shape: 'rowvalues', description: 'row constructors: (a, b) [NOT] IN ((…), (…)), (a, b) = (…), (a, b) IN (SELECT x, y …), with and without the shard key', derived: 0, aggregate: 0.3 },
+  { ...BASE, name: 'json', shape: 'json', description: 'JSON_EXTRACT / JSON_VALUE / JSON_UNQUOTE (MariaDB), json_extract and ->> (SQLite) in the select list, WHERE, GROUP BY and aggregates', orderBy: 0.8 },
+  { ...BASE, name: 'session', shape: 'session', dialects: ['mysql'], description: 'user variables (SET @v, @v := … per row and of an aggregate, read back) and SQL_CALC_FOUND_ROWS … FOUND_ROWS() on one connection', derived: 0, aggregate: 0.3, limit: 0.7 },
+  { ...BASE, name: 'distinctGroups', shape: 'distinctGroups', description: 'SELECT DISTINCT over a GROUP BY of the shard key (shard-local groups whose DISTINCT is not), with joins, HAVING, ORDER BY, LIMIT', orderBy: 0.85, limit: 0.5 },
 ];
 
 /**

@@ -1,6 +1,6 @@
-import type { Cond, Expr, Join, OrderKey, Query, Select, SelectItem, Term } from './ast.js';
+import type { Compound, Cond, Expr, Join, OrderKey, Query, Select, SelectItem, Term } from './ast.js';
 import { exprText, type Dialect } from './print.js';
-import { containsAggregate, starItems, typeOf } from './typing.js';
+import { compoundSelects, containsAggregate, firstSelect, starItems, typeOf } from './typing.js';
 
 // Feature tags of a generated query, read off its AST: what it contains (an aggregate
 // inside an expression, ORDER BY an alias of a DECIMAL, a binding join, NOT EXISTS, …).
@@ -18,6 +18,10 @@ class Tagger {
       this.select(q);
       return;
     }
+    if (q.kind === 'compound') {
+      this.compound(q);
+      return;
+    }
     this.tags.add(q.all ? 'union-all' : 'union');
     for (const s of q.selects) {
       if (s.from.kind === 'table' && s.from.table.distribution === 'broadcast') this.tags.add('union:broadcast');
@@ -28,14 +32,65 @@ class Tagger {
     this.limit(q.limit);
   }
 
+  private compound(q: Compound, nested = false): void {
+    const terms = [q.first, ...q.rest.map((r) => r.term)];
+    for (const r of q.rest) this.tags.add(`setop:${r.op.replace(' ', '-').toLowerCase()}`);
+    if (q.rest.length > 1) this.tags.add('setop:chain');
+    if (nested) this.tags.add('setop:nested');
+    for (const t of terms) {
+      if (t.kind === 'paren') {
+        this.tags.add('setop:paren');
+        if (t.query.kind === 'compound') this.compound(t.query, true);
+        else if (t.query.kind === 'select') {
+          if (t.query.limit) this.tags.add('setop:branch-top-n');
+          this.select(t.query, true);
+        } else this.query(t.query);
+      } else {
+        if (t.from.kind === 'table' && t.from.table.distribution === 'broadcast') this.tags.add('union:broadcast');
+        if (t.groupBy.length > 0) this.tags.add('union:grouped');
+        this.select(t, true);
+      }
+    }
+    if (compoundSelects(q).length === 0) return;
+    this.order(q.orderBy, firstSelect(q).items as readonly SelectItem[]);
+    this.limit(q.limit);
+  }
+
   select(s: Select, branch = false): void {
     const items = s.items === '*' ? starItems(s.from) : s.items;
     if (s.items === '*') this.tags.add('select:*');
-    if (s.from.kind === 'derived') {
-      this.tags.add(s.from.query.limit ? 'sub:from-top-n' : 'sub:from');
-      this.select(s.from.query);
-    } else if (s.from.table.name === 'shape_lines') this.tags.add('from:lines');
-    else if (s.from.table.name === 'shape_refs' && !branch) this.tags.add('from:broadcast');
+    if (s.with) {
+      this.tags.add(s.with.recursive ? 'cte:recursive' : 'cte');
+      for (const c of s.with.ctes) {
+        const uses = countCteUses(s, c.name);
+        if (uses > 1) this.tags.add('cte:twice');
+        this.tags.add(readsSharded(c.body) ? 'cte:sharded' : 'cte:constant');
+        this.query(c.body);
+      }
+    }
+    if (s.windows && s.windows.length > 0) this.tags.add('window:named');
+    if (s.calcFoundRows) this.tags.add('calc-found-rows');
+    switch (s.from.kind) {
+      case 'derived':
+        this.tags.add(s.from.query.limit ? 'sub:from-top-n' : 'sub:from');
+        if (s.from.query.from.kind === 'derived') this.tags.add('sub:from-nested');
+        if (s.from.query.items !== '*' && s.from.query.items.some((i) => i.expr.kind === 'window')) this.tags.add('window:in-derived');
+        this.select(s.from.query);
+        break;
+      case 'compoundFrom':
+        this.tags.add('sub:from-compound');
+        this.compound(s.from.query, true);
+        break;
+      case 'cte':
+        this.tags.add('from:cte');
+        break;
+      case 'none':
+        this.tags.add('from:none');
+        break;
+      case 'table':
+        if (s.from.table.name === 'shape_lines') this.tags.add('from:lines');
+        else if (s.from.table.name === 'shape_refs' && !branch) this.tags.add('from:broadcast');
+    }
     for (const j of s.joins) this.join(j);
     const aggregate = items.some((i) => containsAggregate(i.expr));
     if (s.groupBy.length > 0) this.tags.add('group-by');
@@ -59,6 +114,10 @@ class Tagger {
 
   private join(j: Join): void {
     if (j.type === 'LEFT') this.tags.add('join:left');
+    if (j.item.kind === 'cte') {
+      this.tags.add('join:cte');
+      return;
+    }
     const table = j.item.kind === 'table' ? j.item.table : undefined;
     const on = j.on.kind === 'logic' ? j.on.items[0]! : j.on;
     const keys = on.kind === 'compare' && on.left.kind === 'column' && on.right.kind === 'column' && on.left.column.key && on.right.column.key;
@@ -137,6 +196,29 @@ class Tagger {
       case 'scalar':
         this.tags.add(`sub:select-${correlation(e.query)}`);
         return;
+      case 'window': {
+        const over = 'name' in e.over ? undefined : e.over;
+        this.tags.add(`window:${e.fn}`);
+        if (over) {
+          const keyed = over.partitionBy.some((p) => p.kind === 'column' && p.column.key);
+          this.tags.add(over.partitionBy.length === 0 ? 'window:whole' : keyed ? 'window:by-key' : 'window:by-other');
+          if (over.orderBy.length > 0) this.tags.add('window:ordered');
+          if (over.frame) this.tags.add('window:frame');
+          for (const p of over.partitionBy) this.expr(p, true);
+        }
+        if (e.arg) this.expr(e.arg, true);
+        return;
+      }
+      case 'json':
+        this.tags.add(`json:${e.form}`);
+        return;
+      case 'userVar':
+        this.tags.add(e.assign ? 'var:assign' : 'var:read');
+        if (e.assign) this.expr(e.assign, true);
+        return;
+      case 'foundRows':
+        this.tags.add('found-rows');
+        return;
       default:
         return;
     }
@@ -189,8 +271,29 @@ class Tagger {
         if (where === 'having') this.tags.add('having:not');
         this.cond(c.arg, where, true);
         return;
+      case 'rowIn':
+      case 'rowCompare':
+        this.tags.add(`row:${c.kind === 'rowIn' ? (c.negated ? 'not-in' : 'in') : c.op === '=' ? 'eq' : 'ne'}${c.left.some((e) => e.kind === 'column' && e.column.key) ? '-key' : ''}`);
+        for (const e of c.left) operand(e);
+        return;
+      case 'rowInSelect':
+        this.tags.add(`row:${c.negated ? 'not-' : ''}in-select`);
+        return;
     }
   }
+}
+
+/** How many times `s` (its FROM, joins and subqueries in WHERE/select list, shallowly) names the CTE `name`. */
+function countCteUses(s: Select, name: string): number {
+  let n = 0;
+  const text = JSON.stringify({ from: s.from, joins: s.joins, where: s.where, items: s.items, having: s.having });
+  for (let at = text.indexOf(`"name":"${name}"`); at >= 0; at = text.indexOf(`"name":"${name}"`, at + 1)) n++;
+  return n;
+}
+
+/** True when a query reads a sharded table (anywhere inside it). */
+export function readsSharded(q: Query): boolean {
+  return JSON.stringify(q).includes('"distribution":"sharded"');
 }
 
 /** How a subquery refers to the outer row: by the shard key, by a broadcast key, by another column, or not. */

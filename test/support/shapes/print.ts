@@ -1,4 +1,4 @@
-import type { Cond, Expr, FromItem, Limit, OrderKey, Query, Select, Term } from './ast.js';
+import type { Compound, CompoundTerm, Cond, Expr, FromItem, Limit, OrderKey, Query, Select, Term, WindowSpec } from './ast.js';
 
 /** The SQL dialect a query is printed for. */
 export type Dialect = 'mysql' | 'sqlite';
@@ -17,19 +17,38 @@ class Printer {
 
   query(q: Query): string {
     if (q.kind === 'select') return this.select(q);
+    if (q.kind === 'compound') return this.compound(q);
     const body = q.selects.map((s) => this.select(s)).join(q.all ? ' UNION ALL ' : ' UNION ');
     return body + this.tail(q.orderBy, q.limit);
   }
 
+  private compound(q: Compound): string {
+    const term = (t: CompoundTerm) => (t.kind === 'paren' ? `(${this.query(t.query)})` : this.select(t));
+    let out = term(q.first);
+    for (const r of q.rest) out += ` ${r.op} ${term(r.term)}`;
+    return out + this.tail(q.orderBy, q.limit);
+  }
+
   select(s: Select): string {
-    let out = `SELECT ${s.distinct ? 'DISTINCT ' : ''}`;
+    let out = '';
+    if (s.with) out += `WITH ${s.with.recursive ? 'RECURSIVE ' : ''}${s.with.ctes.map((c) => `${c.name}${c.columns ? `(${c.columns.join(', ')})` : ''} AS (${this.query(c.body)})`).join(', ')} `;
+    out += `SELECT ${s.distinct ? 'DISTINCT ' : ''}${s.calcFoundRows ? 'SQL_CALC_FOUND_ROWS ' : ''}`;
     out += s.items === '*' ? '*' : s.items.map((i) => (i.alias === undefined ? this.expr(i.expr) : `${this.expr(i.expr)} AS ${i.alias}`)).join(', ');
-    out += ` FROM ${this.from(s.from)}`;
+    if (s.from.kind !== 'none') out += ` FROM ${this.from(s.from)}`;
     for (const j of s.joins) out += ` ${j.type === 'LEFT' ? 'LEFT JOIN' : 'JOIN'} ${this.from(j.item)} ON ${this.cond(j.on)}`;
     if (s.where) out += ` WHERE ${this.cond(s.where)}`;
     if (s.groupBy.length > 0) out += ` GROUP BY ${s.groupBy.map((t) => this.term(t)).join(', ')}`;
     if (s.having) out += ` HAVING ${this.cond(s.having)}`;
+    if (s.windows && s.windows.length > 0) out += ` WINDOW ${s.windows.map((w) => `${w.name} AS (${this.windowSpec(w.spec)})`).join(', ')}`;
     return out + this.tail(s.orderBy, s.limit);
+  }
+
+  private windowSpec(w: WindowSpec): string {
+    const parts: string[] = [];
+    if (w.partitionBy.length > 0) parts.push(`PARTITION BY ${w.partitionBy.map((e) => this.expr(e)).join(', ')}`);
+    if (w.orderBy.length > 0) parts.push(`ORDER BY ${w.orderBy.map((k) => this.term(k.term) + (k.direction ? ` ${k.direction}` : '')).join(', ')}`);
+    if (w.frame) parts.push(w.frame);
+    return parts.join(' ');
   }
 
   private tail(orderBy: readonly OrderKey[], limit: Limit | undefined): string {
@@ -50,7 +69,18 @@ class Printer {
   }
 
   private from(f: FromItem): string {
-    return f.kind === 'table' ? `${f.table.name} ${f.alias}` : `(${this.select(f.query)}) ${f.alias}`;
+    switch (f.kind) {
+      case 'table':
+        return `${f.table.name} ${f.alias}`;
+      case 'derived':
+        return `(${this.select(f.query)}) ${f.alias}`;
+      case 'compoundFrom':
+        return `(${this.compound(f.query)}) ${f.alias}`;
+      case 'cte':
+        return f.alias === f.name ? f.name : `${f.name} ${f.alias}`;
+      case 'none':
+        throw new Error('no FROM item to print');
+    }
   }
 
   term(t: Term): string {
@@ -89,7 +119,33 @@ class Printer {
         return `(${this.select(e.query)})`;
       case 'alias':
         return e.name;
+      case 'window': {
+        const args = e.arg === undefined ? (e.fn === 'COUNT' ? '*' : '') : this.expr(e.arg);
+        return `${e.fn}(${args}) OVER ${'name' in e.over ? e.over.name : `(${this.windowSpec(e.over)})`}`;
+      }
+      case 'json': {
+        const path = literal(e.path);
+        switch (e.form) {
+          case 'arrow':
+            return `(${this.expr(e.arg)} ->> ${path})`;
+          case 'value':
+            return `JSON_VALUE(${this.expr(e.arg)}, ${path})`;
+          case 'unquote':
+            return `JSON_UNQUOTE(JSON_EXTRACT(${this.expr(e.arg)}, ${path}))`;
+          case 'extract':
+            return `JSON_EXTRACT(${this.expr(e.arg)}, ${path})`;
+        }
+        break;
+      }
+      case 'userVar':
+        return e.assign === undefined ? `@${e.name}` : `(@${e.name} := ${this.expr(e.assign)})`;
+      case 'foundRows':
+        return 'FOUND_ROWS()';
     }
+  }
+
+  private row(items: readonly Expr[]): string {
+    return `(${items.map((i) => this.expr(i)).join(', ')})`;
   }
 
   private call(fn: Extract<Expr, { kind: 'call' }>['fn'], args: readonly Expr[]): string {
@@ -131,6 +187,12 @@ class Printer {
         return `(${c.items.map((i) => this.cond(i)).join(` ${c.op} `)})`;
       case 'not':
         return `NOT (${this.cond(c.arg)})`;
+      case 'rowIn':
+        return `${this.row(c.left)} ${c.negated ? 'NOT ' : ''}IN (${c.rows.map((r) => this.row(r)).join(', ')})`;
+      case 'rowCompare':
+        return `${this.row(c.left)} ${c.op} ${this.row(c.right)}`;
+      case 'rowInSelect':
+        return `${this.row(c.left)} ${c.negated ? 'NOT ' : ''}IN (${this.select(c.query)})`;
     }
   }
 }

@@ -25,20 +25,26 @@ export interface Built {
 
 export type Role = 'top' | 'derived';
 
-/** The FROM clause: a base table, perhaps joined, or a derived table. */
-function fromClause(g: Gen, role: Role): { from: FromItem; joins: Join[]; scope: Scope; derived?: Built } {
+/** A derived table `(inner) alias` and the scope its columns make (with its row identity, when known). */
+export function derivedFrom(inner: Built, alias: string): { from: FromItem; scope: Scope } {
+  const select = inner.query as Select;
+  const items = select.items as readonly SelectItem[];
+  const columns = derivedColumns(
+    alias,
+    items.map((item, i) => ({ name: inner.itemNames[i]!, typed: inner.outputs[i]!, samples: item.expr.kind === 'column' ? item.expr.column.samples : [], overflowRisk: overflowRisk(item.expr) })),
+  );
+  const unique = inner.uniqueItems?.map((text) => inner.itemTexts.indexOf(text));
+  const scope: Scope = { columns, unique: unique === undefined || unique.some((i) => i < 0) ? undefined : unique.map((i) => columnExpr(columns[i]!)), facts: undefined };
+  return { from: { kind: 'derived', query: select, alias }, scope };
+}
+
+/** The FROM clause: a base table, perhaps joined, or a derived table (nested ones too, `ShapeClass.nestedDerived`). */
+function fromClause(g: Gen, role: Role, depth: number): { from: FromItem; joins: Join[]; scope: Scope; derived?: Built } {
   const { facts, lines, refs } = g.tables;
-  if (role === 'top' && g.c.chance(g.cls.derived)) {
-    const inner = buildSelect(g, 'derived');
-    const select = inner.query as Select;
-    const items = select.items as readonly SelectItem[];
-    const columns = derivedColumns(
-      'd',
-      items.map((item, i) => ({ name: inner.itemNames[i]!, typed: inner.outputs[i]!, samples: item.expr.kind === 'column' ? item.expr.column.samples : [], overflowRisk: overflowRisk(item.expr) })),
-    );
-    const unique = inner.uniqueItems?.map((text) => inner.itemTexts.indexOf(text));
-    const scope: Scope = { columns, unique: unique === undefined || unique.some((i) => i < 0) ? undefined : unique.map((i) => columnExpr(columns[i]!)), facts: undefined };
-    return { from: { kind: 'derived', query: select, alias: 'd' }, joins: [], scope, derived: inner };
+  if (role === 'top' ? g.c.chance(g.cls.derived) : depth < 2 && g.c.chance(g.cls.nestedDerived ?? 0)) {
+    const inner = buildSelect(g, 'derived', depth + 1);
+    const { from, scope } = derivedFrom(inner, depth === 0 ? 'd' : `d${depth}`);
+    return { from, joins: [], scope, derived: inner };
   }
   const base = g.c.weighted<TableDef>([
     [8, facts],
@@ -78,8 +84,8 @@ function fromClause(g: Gen, role: Role): { from: FromItem; joins: Join[]; scope:
   return { from: { kind: 'table', table: base, alias }, joins, scope };
 }
 
-export function buildSelect(g: Gen, role: Role): Built {
-  const { from, joins, scope } = fromClause(g, role);
+export function buildSelect(g: Gen, role: Role, depth = 0): Built {
+  const { from, joins, scope } = fromClause(g, role, depth);
   const aggregateSelect = g.c.chance(g.cls.aggregate);
   const grouped = aggregateSelect && g.c.chance(g.cls.groupBy);
   const exactRow = { params: false, exact: true };
@@ -158,7 +164,7 @@ export function buildSelect(g: Gen, role: Role): Built {
     aggregateSelect && !grouped ? [] : grouped ? groupKeys.map((k) => exprText(k, g.dialect)) : distinct ? itemTexts : scope.unique?.map((u) => exprText(u, g.dialect));
   const uniqueExprs: readonly Expr[] | undefined = aggregateSelect && !grouped ? [] : grouped ? groupKeys : distinct ? listed.map((i) => i.expr) : scope.unique;
 
-  const wantsOrder = role === 'top' || g.c.chance(0.2);
+  const wantsOrder = role === 'top' || g.c.chance(g.cls.derivedTopN ?? 0.2);
   const order = wantsOrder
     ? orderClause(g, {
         items: listed,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { ShapeCase } from './ast.js';
-import type { PrintedCase } from './arbitrary.js';
+import { sessionText, type PrintedCase } from './arbitrary.js';
 import { isFailure, type Outcome } from './harness.js';
 
 // Survey mode (SHAPES_SURVEY=1): instead of stopping at the first failure, find one shrunk
@@ -69,7 +69,7 @@ export async function survey(
     const outcome = await run(p);
     const signature = signatureOf(p.c, outcome);
     known.push(signature);
-    findings.push({ signature, c: p.c, sql: p.q.sql, params: p.q.params, outcome });
+    findings.push({ signature, c: p.c, sql: sessionText(p.c, p.q.sql), params: p.q.params, outcome });
   }
   return findings;
 }

@@ -1,4 +1,4 @@
-import type { Cond, Expr, FromItem, Select, SelectItem, Typed } from './ast.js';
+import type { Compound, CompoundTerm, Cond, Expr, FromItem, Query, Select, SelectItem, Typed } from './ast.js';
 import type { Dialect } from './print.js';
 import type { ValueType } from './schema.js';
 
@@ -98,7 +98,43 @@ export function typeOf(e: Expr, dialect: Dialect): Typed {
       return outputsOf(e.query, dialect)[0]!;
     case 'aggregate':
       return aggregateType(e, dialect);
+    case 'window':
+      if (e.fn === 'ROW_NUMBER' || e.fn === 'RANK' || e.fn === 'DENSE_RANK') return exactly('int');
+      return aggregateType({ kind: 'aggregate', fn: e.fn, arg: e.arg, distinct: false }, dialect);
+    case 'json':
+      // A JSON value or a scalar from one (number, text, JSON text): compared by its canonical
+      // text, never an ORDER BY / DISTINCT key the generator relies on (`exact: false`).
+      return exactly('json', false);
+    case 'userVar':
+      return e.assign ? typeOf(e.assign, dialect) : exactly('int');
+    case 'foundRows':
+      return exactly('int');
   }
+}
+
+/** The first select of a query (whose names and types a compound's columns take). */
+export function firstSelect(q: Query): Select {
+  if (q.kind === 'select') return q;
+  if (q.kind === 'union') return q.selects[0]!;
+  return firstSelectOfTerm(q.first);
+}
+
+function firstSelectOfTerm(t: CompoundTerm): Select {
+  return t.kind === 'paren' ? firstSelect(t.query) : t;
+}
+
+/** Every select of a compound's chain, nested ones included (not those inside FROM subqueries). */
+export function compoundSelects(q: Compound): Select[] {
+  const out: Select[] = [];
+  const visit = (t: CompoundTerm) => {
+    if (t.kind !== 'paren') out.push(t);
+    else if (t.query.kind === 'select') out.push(t.query);
+    else if (t.query.kind === 'union') out.push(...t.query.selects);
+    else out.push(...compoundSelects(t.query));
+  };
+  visit(q.first);
+  for (const r of q.rest) visit(r.term);
+  return out;
 }
 
 function aggregateType(e: Extract<Expr, { kind: 'aggregate' }>, dialect: Dialect): Typed {
@@ -230,5 +266,10 @@ function condHasAggregate(c: Cond): boolean {
       return c.items.some(condHasAggregate);
     case 'not':
       return condHasAggregate(c.arg);
+    case 'rowIn':
+    case 'rowInSelect':
+      return c.left.some(containsAggregate);
+    case 'rowCompare':
+      return c.left.some(containsAggregate) || c.right.some(containsAggregate);
   }
 }

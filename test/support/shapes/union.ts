@@ -13,43 +13,14 @@ import { outputsOf } from './typing.js';
 
 /** A UNION [ALL] of 2–3 selects over the sharded and broadcast tables, ordered by positions or names. */
 export function buildUnion(g: Gen): Built {
-  const { facts, lines, refs } = g.tables;
   const kinds: Want[] = Array.from({ length: g.c.between(1, 3) }, () => g.c.pick(['num', 'text'] as const));
   const n = g.c.chance(0.2) ? 3 : 2;
   const selects: Select[] = [];
   let names: string[] = [];
   for (let b = 0; b < n; b++) {
-    const table = g.c.weighted<TableDef>([
-      [3, facts],
-      [2, lines],
-      [1, refs],
-    ]);
-    const alias = table === facts ? 'f' : table === lines ? 'l' : 'r';
-    const scope = tableScope(table, alias, false);
-    const grouped = g.c.chance(g.cls.aggregate * 0.5);
-    let exprs: Expr[];
-    let groupBy: Term[] = [];
-    if (grouped) {
-      const key = columnExpr(pickColumn(g, scope, 'any', { exact: true })!);
-      groupBy = [{ kind: 'expr', expr: key }];
-      exprs = kinds.map((k) => aggregateExpr(g, { scope, groupKeys: [key], exact: true }, k, 0));
-    } else {
-      exprs = kinds.map((k) => rowExpr(g, scope, k, 0, { params: true, exact: true }));
-    }
-    const named = nameItems(g, exprs, b === 0);
-    if (b === 0) names = named.names;
-    selects.push({
-      kind: 'select',
-      distinct: false,
-      items: named.items,
-      from: { kind: 'table', table, alias },
-      joins: [],
-      where: g.c.chance(0.5) ? whereCondition(g, scope, false) : undefined,
-      groupBy,
-      having: undefined,
-      orderBy: [],
-      limit: undefined,
-    });
+    const branch = unionBranch(g, kinds, b === 0);
+    if (b === 0) names = branch.names;
+    selects.push(branch.select);
   }
   const per = selects.map((s) => outputsOf(s, g.dialect, true));
   const outputs: Typed[] = kinds.map((_, i) => ({
@@ -66,3 +37,46 @@ export function buildUnion(g: Gen): Built {
   return { query, outputs, ordered: order.ordered, uniqueItems: undefined, itemTexts: positions, itemNames: names };
 }
 
+
+/**
+ * One branch of a set operation: a select over a sharded or the broadcast table yielding
+ * `kinds` (grouped sometimes); the first branch names its columns (its aliases name the result's).
+ * `freshAlias`: a table alias of its own (nested compounds, where an outer alias may be visible).
+ */
+export function unionBranch(g: Gen, kinds: readonly Want[], first: boolean, freshAlias = false): { select: Select; names: string[] } {
+  const { facts, lines, refs } = g.tables;
+  const table = g.c.weighted<TableDef>([
+    [3, facts],
+    [2, lines],
+    [1, refs],
+  ]);
+  const prefix = table === facts ? 'f' : table === lines ? 'l' : 'r';
+  const alias = freshAlias ? g.subAlias(prefix) : prefix;
+  const scope = tableScope(table, alias, false);
+  const grouped = g.c.chance(g.cls.aggregate * 0.5);
+  let exprs: Expr[];
+  let groupBy: Term[] = [];
+  if (grouped) {
+    const key = columnExpr(pickColumn(g, scope, 'any', { exact: true })!);
+    groupBy = [{ kind: 'expr', expr: key }];
+    exprs = kinds.map((k) => aggregateExpr(g, { scope, groupKeys: [key], exact: true }, k, 0));
+  } else {
+    exprs = kinds.map((k) => rowExpr(g, scope, k, 0, { params: true, exact: true }));
+  }
+  const named = nameItems(g, exprs, first);
+  return {
+    names: named.names,
+    select: {
+      kind: 'select',
+      distinct: false,
+      items: named.items,
+      from: { kind: 'table', table, alias },
+      joins: [],
+      where: g.c.chance(0.5) ? whereCondition(g, scope, false) : undefined,
+      groupBy,
+      having: undefined,
+      orderBy: [],
+      limit: undefined,
+    },
+  };
+}

@@ -101,6 +101,29 @@ describe('executeStatements', () => {
     expect((error.driverError as Error).message).toBe('boom');
   });
 
+  it('a coalesced read that fails is run again branch by branch, and the error names the failing branch\'s shard', async () => {
+    const { targets, log } = fakeShards(3);
+    const branches: PhysicalStatement[] = [
+      { shard: 0, sql: 'q0', parameters: [] },
+      { shard: 1, sql: 'q1', parameters: [] },
+      { shard: 2, sql: 'FAIL', parameters: [] },
+    ];
+    const coalesced: PhysicalStatement = { shard: 0, sql: 'FAIL', parameters: [], branches };
+    const error = (await executeStatements([coalesced], targets, new ShardSession('slave'), settings(2)).catch((e: unknown) => e)) as ShardQueryError;
+    expect(log).toEqual(['s0: FAIL', 's0: q0', 's1: q1', 's2: FAIL']);
+    expect(error).toBeInstanceOf(ShardQueryError);
+    expect(error).toMatchObject({ shard: 's2', physicalQuery: 'FAIL' });
+  });
+
+  it('a coalesced read that fails without a statement error (a lost connection) is not run again', async () => {
+    const { targets, log } = fakeShards(2);
+    targets[0] = { ...targets[0]!, execute: async () => Promise.reject(new Error('connection lost')) };
+    const coalesced: PhysicalStatement = { shard: 0, sql: 'q', parameters: [], branches: [{ shard: 0, sql: 'q0', parameters: [] }, { shard: 1, sql: 'q1', parameters: [] }] };
+    const error = (await executeStatements([coalesced], targets, new ShardSession('slave'), settings(2)).catch((e: unknown) => e)) as ShardQueryError;
+    expect(log).toEqual([]);
+    expect(error).toMatchObject({ shard: 's0' });
+  });
+
   it('shares a global cap across logical statements', async () => {
     const { default: PQueue } = await import('p-queue');
     const { targets, stats } = fakeShards(4);

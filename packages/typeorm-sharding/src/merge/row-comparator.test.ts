@@ -26,6 +26,15 @@ describe('createRowComparator', () => {
     ]);
   });
 
+  it('NULLS FIRST / NULLS LAST hold whatever the direction (DESC does not flip them)', () => {
+    const rows = () => [{ v: 2 }, { v: null }, { v: 3 }, { v: 1 }];
+    const order = (direction: 'ASC' | 'DESC', nulls: 'first' | 'last') => rows().sort(createRowComparator([{ column: 'v', direction, type: 'numeric', nulls }])).map((r) => r.v);
+    expect(order('DESC', 'first')).toEqual([null, 3, 2, 1]);
+    expect(order('DESC', 'last')).toEqual([3, 2, 1, null]);
+    expect(order('ASC', 'first')).toEqual([null, 1, 2, 3]);
+    expect(order('ASC', 'last')).toEqual([1, 2, 3, null]);
+  });
+
   it('ties are 0', () => {
     expect(createRowComparator(keys)({ score: 1, name: 'x', id: 1 }, { score: '1.0', name: 'X', id: 1n })).toBe(0);
   });

@@ -61,6 +61,21 @@ const select = (fields: Record<string, unknown>) => ({
 });
 
 export const PLAN_CASES: readonly PlanCase[] = [
+  {
+    // Issue 14's test gap: each group lives on one shard, but the rows the groups make repeat
+    // across shards (one database: 3 buyers; taken as shard-local: 12 rows). The DISTINCT stays merged.
+    comment: 'SELECT DISTINCT over a shard-local GROUP BY (the shard key): the DISTINCT is still merged across shards',
+    query: 'SELECT DISTINCT buyerId FROM orders GROUP BY id ORDER BY buyerId',
+    plan: select({
+      pushLimit: false,
+      merge: { kind: 'ordered', orderBy: [{ column: 'buyerId', direction: 'ASC', type: 'numeric', collation: 'binary' }], distinct: { columns: [{ column: 'buyerId', collation: 'binary' }] } },
+    }),
+  },
+  {
+    comment: 'the same without DISTINCT: groups by the shard key are shard-local, streams merged in order',
+    query: 'SELECT buyerId FROM orders GROUP BY id ORDER BY buyerId',
+    plan: select({ merge: { kind: 'ordered', orderBy: [{ column: 'buyerId', direction: 'ASC', type: 'numeric', collation: 'binary' }] } }),
+  },
   // ── find() shapes ──────────────────────────────────────────────────────────────
   {
     comment: 'find: In on the key AND another column, ORDER BY a column not selected, skip/take',

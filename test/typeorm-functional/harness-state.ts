@@ -1,7 +1,7 @@
 /**
  * What the mocha runner and the test utilities share inside one run: the backend and mode of
  * the run, the file being run (for the policy log), and whether the running test (not a hook)
- * asked one of our data sources for a QueryRunner — a test that never did ran against no
+ * asked one of our data sources for a QueryRunner or a QueryBuilder — a test that never did ran against no
  * database of this backend (its suite enabled other drivers only) and is counted as skipped.
  */
 export type Backend = 'sqlite' | 'mariadb';
@@ -14,7 +14,7 @@ export interface HarnessState {
   currentFile: string;
   /** Inside a test body (not a hook). */
   inTest: boolean;
-  /** QueryRunners our data sources handed out inside test bodies since the test began. */
+  /** QueryRunners and QueryBuilders our data sources handed out inside the test body. */
   runnersInTest: number;
   /** Where the policy's decisions are appended (JSON lines), if set. */
   readonly decisionsFile: string | undefined;

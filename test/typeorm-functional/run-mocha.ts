@@ -77,10 +77,9 @@ function main(): void {
       write(runnable, { state: 'failed', exercised: true, error: described });
       return;
     }
-    // A hook failed: "before each" for one test, "before all" / "after all" for a suite.
-    const current = (runnable as Mocha.Hook).ctx?.currentTest;
-    const tests = /before each|after each/.test(runnable.title) && current ? [current] : allTests(runnable.parent!);
-    for (const t of tests) write(t, { state: 'failed', exercised: true, error: { ...described!, message: `${runnable.title}: ${described!.message}` } });
+    // A hook failed: mocha runs no further test of its suite, so each test under it that has
+    // not reported yet gets the hook's error (the ones that reported keep their outcome).
+    for (const t of allTests(runnable.parent!)) write(t, { state: 'failed', exercised: true, error: { ...described!, message: `${runnable.title}: ${described!.message}` } });
   });
 }
 

@@ -126,13 +126,25 @@ async function dropDatabases(names: readonly string[]): Promise<void> {
   }
 }
 
-/** Counts the QueryRunners a test body asks for (see HarnessState.runnersInTest). */
-function countRunners(ds: DataSource): void {
-  const original = ds.createQueryRunner.bind(ds);
-  ds.createQueryRunner = (...args: Parameters<DataSource['createQueryRunner']>) => {
+/**
+ * Counts the QueryRunners and QueryBuilders a test body asks for (see HarnessState.runnersInTest):
+ * every repository, manager and raw call goes through one of them, and a test that builds SQL
+ * only (`getSql()`) uses the data source's dialect too.
+ */
+function countUses(ds: DataSource): void {
+  const runner = ds.createQueryRunner.bind(ds);
+  const builder = ds.createQueryBuilder.bind(ds) as (...args: unknown[]) => unknown;
+  const used = () => {
     const state = harnessState();
     if (state.inTest) state.runnersInTest++;
-    return original(...args);
+  };
+  ds.createQueryRunner = (...args: Parameters<DataSource['createQueryRunner']>) => {
+    used();
+    return runner(...args);
+  };
+  (ds as unknown as { createQueryBuilder: (...args: unknown[]) => unknown }).createQueryBuilder = (...args: unknown[]) => {
+    used();
+    return builder(...args);
   };
 }
 
@@ -251,7 +263,9 @@ export function createDataSource(options: DataSourceOptions): DataSource {
       : databases.map((database, i) => ({ name: `s${i}`, database }));
     const subscribers = Array.isArray(options.subscribers) ? [...options.subscribers, IncrementKeyAssigner] : [IncrementKeyAssigner];
     const { database: _ignored, ...rest } = options as DataSourceOptions & { database?: string };
-    const sharded = new library.ShardedDataSource({ ...rest, subscribers, shards } as unknown as Sharding.ShardedDataSourceOptions);
+    // TF_TRACE=1 prints every logical and physical statement (for a repro of one test).
+    const trace = process.env.TF_TRACE ? { logging: ['query', 'error', 'log'], sharding: { logPhysicalQueries: 'log' } } : {};
+    const sharded = new library.ShardedDataSource({ ...rest, subscribers, shards, ...trace } as unknown as Sharding.ShardedDataSourceOptions);
     withPolicy(sharded, library);
     ds = sharded;
   }
@@ -263,7 +277,7 @@ export function createDataSource(options: DataSourceOptions): DataSource {
       return initialize();
     };
   }
-  countRunners(ds);
+  countUses(ds);
   return ds;
 }
 

@@ -157,11 +157,12 @@ for (const backend of backends) {
     }
     const secs = ((Date.now() - started) / 1000).toFixed(0);
     console.log(`${unit}: ${CLASSES.map((c) => `${c} ${counts[c]}`).join(', ')} (${secs} s)`);
+    // Written after each unit, so that an interrupted run keeps what it measured.
+    rows.sort((a, b) => (a[0] + a[1]).localeCompare(b[0] + b[1]));
+    writeFileSync(resultsFile, ['file\ttest\tclass\tdetail', ...rows.map((r) => r.join('\t'))].join('\n') + '\n');
+    decisionRows.sort((a, b) => (a[0] + a[1]).localeCompare(b[0] + b[1]));
+    writeFileSync(decisionsFile, ['file\tentity\tdistribution\treason\toutcome', ...decisionRows.map((r) => r.join('\t'))].join('\n') + '\n');
   }
-  rows.sort((a, b) => (a[0] + a[1]).localeCompare(b[0] + b[1]));
-  writeFileSync(resultsFile, ['file\ttest\tclass\tdetail', ...rows.map((r) => r.join('\t'))].join('\n') + '\n');
-  decisionRows.sort((a, b) => (a[0] + a[1]).localeCompare(b[0] + b[1]));
-  writeFileSync(decisionsFile, ['file\tentity\tdistribution\treason\toutcome', ...decisionRows.map((r) => r.join('\t'))].join('\n') + '\n');
 }
 
 // refusals.tsv and SUMMARY.md from every backend's results.

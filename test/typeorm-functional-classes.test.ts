@@ -8,9 +8,8 @@ import { mariadbAvailable } from './support/mariadb.js';
 /**
  * One test per class of outcome that running TypeORM's own functional tests against a 4-shard
  * ShardedDataSource found (test/typeorm-functional/: the harness, its results and refusals).
- * Each runs the same calls on the sharded source and on one plain DataSource. Classes that are
- * still open (another part of issue 14 fixes them) are `it.fails`, naming where the fix
- * belongs: when it lands the test fails, and the marker goes.
+ * Each runs the same calls on the sharded source and on one plain DataSource; a class still open
+ * would be an `it.fails` naming where its fix belongs (none is open now).
  */
 
 @Entity('tf_writer')
@@ -95,11 +94,11 @@ describe.each(backends)('classes of the TypeORM functional run on %s', (backend)
     expect([...sharded].sort((a, b) => a - b)).toEqual(await ids(fx.plain));
   });
 
-  // Open, session/: save() updates the two children concurrently (Promise.all) inside its
-  // transaction; the statement savepoints of the two broadcast UPDATEs interleave on each shard
-  // and releasing the first one releases the second ("no such savepoint" / "SAVEPOINT … does not
-  // exist"). 20+ TypeORM tests per backend (relations, relation-id, find-options-relations).
-  it.fails('crashed: save() updating two broadcast children of a broadcast entity', async () => {
+  // Was a crash: save() updates the two children concurrently (Promise.all) inside its
+  // transaction; the statement savepoints of the two broadcast UPDATEs interleaved on each shard
+  // ("no such savepoint" / "SAVEPOINT … does not exist"). 20+ TypeORM tests per backend. Logical
+  // statements of one transaction now run one after the other.
+  it('was crashed: save() updating two broadcast children of a broadcast entity', async () => {
     fx = await openFixture(backend, ENTITIES, 4);
     const save = async (ds: DataSource) => {
       const w = await ds.manager.save(Object.assign(new Writer(), { name: 'dee', sketches: [Object.assign(new Sketch(), { caption: 'b' }), Object.assign(new Sketch(), { caption: 'c' })] }));
@@ -110,8 +109,9 @@ describe.each(backends)('classes of the TypeORM functional run on %s', (backend)
     expect(await save(fx.sharded)).toEqual(await save(fx.plain));
   });
 
-  // Open, plan/nodes/from-parser.ts and plan/analyze.ts (CTE bodies are not analysed yet).
-  it.fails('wrong: a CTE over a sharded table', async () => {
+  // Was a wrong answer: the CTE body was not analysed, so it ran on the default shard only; a CTE
+  // referenced once is now planned as its derived table.
+  it('was wrong: a CTE over a sharded table', async () => {
     fx = await openFixture(backend, ENTITIES, 4);
     await seed(fx.plain);
     await seed(fx.sharded);

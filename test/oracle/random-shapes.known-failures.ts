@@ -26,24 +26,9 @@ export interface KnownFailure {
 export const KNOWN_FAILURES: readonly KnownFailure[] = [
   // Before h/closed was merged the list also held a CTE over a sharded table run on the default
   // shard only, its body's table names under a layout, windows in derived tables computed per
-  // shard, SQL_CALC_FOUND_ROWS / FOUND_ROWS() and user variables: all refused now (FINDINGS P–W).
-  {
-    id: 'cte-inlined-unnamed-item',
-    issue: '14.2: a CTE inlined as its derived table loses the text of an outer select item without an alias',
-    backends: ['sqlite', 'mariadb'],
-    tags: ['cte:sharded'],
-    kinds: ['wrong-error'],
-    error: /select item \d+ not found in the statement text/,
-    repro: 'WITH c1 AS (SELECT f.grp AS v1 FROM shape_facts f) SELECT COUNT(*), COUNT(*) AS n2 FROM c1 d  -- ShardingInternalError: [BUG] select item 0 not found in the statement text',
-  },
-  {
-    id: 'cte-aggregate-routed-nowhere',
-    issue: '14.2: a global aggregate in an inlined CTE whose WHERE routes to no shard gives no row (one database: one row)',
-    backends: ['mariadb'],
-    tags: ['cte:sharded', 'agg:global'],
-    kinds: ['wrong-answer'],
-    repro: "WITH c1 AS (SELECT CASE WHEN MIN(…) > ? THEN MIN(l.id) ELSE BIT_XOR(l.qty) END AS hi1 FROM shape_lines l WHERE ((l.id IN (?) AND l.factId IN (7, 2)) AND l.factId = 49)) SELECT d.hi1 FROM c1 d  -- params [1, 1001]; plain 1 row, sharded 0",
-  },
+  // shard, SQL_CALC_FOUND_ROWS / FOUND_ROWS() and user variables: all refused now (FINDINGS P–W);
+  // then an inlined CTE's unaliased outer items not found in the text (S) and a global aggregate in
+  // an inlined CTE routed to no shard answering no row (T): both fixed.
 ];
 
 /** The known failure that explains `o` for case `c` on `backend`, if any. */

@@ -95,7 +95,8 @@ export interface SelectPlan {
   /** Its shards' statements may be sent as one UNION ALL per server (see `SelectMergePlan.unionSafe`). */
   readonly unionSafe: boolean;
   /**
-   * Aggregates without GROUP BY: one row comes back even when nothing matches, so a statement
+   * Aggregates without GROUP BY in some SELECT of the statement (its own, a derived table, an
+   * inlined CTE): one row comes back even when nothing matches, so a statement
    * routed to no shard still runs once (on the default shard) to produce it.
    */
   readonly globalAggregate: boolean;

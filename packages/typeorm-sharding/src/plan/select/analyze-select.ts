@@ -94,7 +94,8 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
     exactIntegers: merge.exactIntegers,
     listedOrder: merge.listedOrder,
     tableReferences: namedByTablesText(ast) ? undefined : refs.length,
-    globalAggregate: ast.groupBy.length === 0 && ast.items.some((i) => aggregatesOf(i.expr).length > 0),
+    // Any SELECT of the statement (a derived table, an inlined CTE) answers a row without rows.
+    globalAggregate: allSelectsOf(ast).some((select) => select.groupBy.length === 0 && select.items.some((i) => aggregatesOf(i.expr).length > 0)),
     unmergeable,
   };
 }

@@ -25,6 +25,14 @@ function findSpans(p: Pick<ParameterizedSql, 'sql' | 'memo'>, dialect: SqlDialec
   const word = (i: number) => (tokens.kinds[i] === TokenKind.Word ? p.sql.slice(tokens.starts[i], tokens.ends[i]) : '');
   let i = 0;
   while (i < count && tokens.kinds[i] !== TokenKind.Word) i++;
+  // `WITH c AS (…), d AS (…) SELECT …`: the outermost select list is the one after the CTEs.
+  if (/^WITH$/i.test(word(i))) {
+    let level = 0;
+    for (i++; i < count && !(level === 0 && /^SELECT$/i.test(word(i))); i++) {
+      if (tokens.kinds[i] === TokenKind.Open) level++;
+      else if (tokens.kinds[i] === TokenKind.Close) level--;
+    }
+  }
   if (!/^SELECT$/i.test(word(i))) return [];
   i++;
   while (i < count && MODIFIERS.test(word(i))) i++;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Column, DataSource, Entity, JoinColumn, ManyToOne, PrimaryColumn, QueryFailedError, Table, TableColumn, TableIndex, type MigrationInterface, type QueryRunner } from 'typeorm';
-import { Broadcast, CrossServerTransactionError, PartialCommitError, Sharded, ShardKey, ShardedDataSource, type ShardingOptions } from '../../packages/typeorm-sharding/src/index.js';
+import { Broadcast, CrossServerTransactionError, PartialCommitError, Sharded, ShardKey, ShardedDataSource, UnsupportedShardingError, type ShardingOptions } from '../../packages/typeorm-sharding/src/index.js';
 
 // Issue 11 on SQLite: a transaction over several shard files runs on the connection of the first
 // shard it touches, with the other files ATTACHed, and commits once — atomically across the
@@ -238,8 +238,11 @@ describe('SQLite shard files: one transaction, one COMMIT', () => {
     await ds.getRepository(Acct).insert([{ id: a, balance: 100 }, { id: b, balance: 100 }]);
     await ds.transaction(async (em) => {
       await em.increment(Acct, { id: a }, 'balance', 1);
-      const error = await em.query(`WITH t AS (SELECT ${b} AS id) UPDATE sq_accounts SET balance = 0 WHERE id IN (SELECT id FROM t) AND id = ${b}`).catch((e: unknown) => e);
+      const error = await em.query(`WITH t AS (SELECT ${b} AS id) SELECT balance FROM sq_accounts WHERE id IN (SELECT id FROM t) AND id = ${b}`).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(CrossServerTransactionError);
+      // WITH before a write is refused by the planner before it reaches a file.
+      const write = await em.query(`WITH t AS (SELECT ${b} AS id) UPDATE sq_accounts SET balance = 0 WHERE id IN (SELECT id FROM t) AND id = ${b}`).catch((e: unknown) => e);
+      expect(write).toBeInstanceOf(UnsupportedShardingError);
       await em.increment(Acct, { id: b }, 'balance', 1);
     });
     expect((await balances(ds)).map((x) => x.split('=')[1])).toEqual(['101', '101']);

@@ -571,6 +571,7 @@ function collationOf(value: unknown): string | undefined {
 
 function binaryOf(raw: Raw): SqlNode {
   const op = String(raw.operator).toUpperCase();
+  if (op === 'AND' || op === 'OR') return chainOf(raw, op);
   expectFields(raw, ['type', 'operator', 'left', 'right', 'parentheses'], `the operator ${op}`);
   const right = isRaw(raw.right) ? raw.right : undefined;
   // `x LIKE y ESCAPE 'c'`: the grammar hangs the escape on the pattern.
@@ -581,6 +582,24 @@ function binaryOf(raw: Raw): SqlNode {
     return { kind: 'shard-evaluated', what: `${op} … ESCAPE`, children: [exprOf(raw.left), exprOf(pattern), exprOf(escape.value)] };
   }
   return { kind: 'binary', op, left: exprOf(raw.left), right: exprOf(raw.right) };
+}
+
+/**
+ * A left-deep chain `a OR b OR c …` of one operator (TypeORM writes `where: [{…}, …]` of
+ * thousands of rows so), converted link by link without recursing once per link: the stack
+ * would overflow long before the database's own limits.
+ */
+function chainOf(top: Raw, op: 'AND' | 'OR'): SqlNode {
+  const rights: unknown[] = [];
+  let link: unknown = top;
+  while (isRaw(link) && link.type === 'binary_expr' && String(link.operator).toUpperCase() === op) {
+    expectFields(link, ['type', 'operator', 'left', 'right', 'parentheses'], `the operator ${op}`);
+    rights.push(link.right);
+    link = link.left;
+  }
+  let node = exprOf(link);
+  for (let i = rights.length - 1; i >= 0; i--) node = { kind: 'binary', op, left: node, right: exprOf(rights[i]) };
+  return node;
 }
 
 function castOf(raw: Raw): SqlNode {

@@ -1,4 +1,5 @@
 import type { ColumnNode, SqlNode } from '../nodes/sql-node.js';
+import { chainOf } from '../nodes/sql-tree.js';
 
 /**
  * A WHERE clause that lists rows by their key values, `(a = ? AND b = ?) OR (a = ? AND b = ?) …`
@@ -23,7 +24,7 @@ export interface ListedRows {
 export function listedRowsOf(where: SqlNode | undefined): ListedRows | undefined {
   if (!where) return undefined;
   let found: ListedRows | undefined;
-  for (const conjunct of flatten(where, 'AND')) {
+  for (const conjunct of chainOf(where, 'AND')) {
     const listed = listingOf(conjunct);
     if (!listed) continue;
     if (found) return undefined;
@@ -32,27 +33,16 @@ export function listedRowsOf(where: SqlNode | undefined): ListedRows | undefined
   return found;
 }
 
-/** The operands of a chain of `op` (`a OR b OR c` → a, b, c), in order; the node itself when it is no such chain. */
-function flatten(node: SqlNode, op: 'AND' | 'OR'): SqlNode[] {
-  const out: SqlNode[] = [];
-  const stack: SqlNode[] = [node];
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    if (n.kind === 'binary' && n.op === op) stack.push(n.right, n.left);
-    else out.push(n);
-  }
-  return out;
-}
 
 function listingOf(node: SqlNode): ListedRows | undefined {
-  const disjuncts = flatten(node, 'OR');
+  const disjuncts = chainOf(node, 'OR');
   if (disjuncts.length < 2) return undefined;
   let columns: ColumnNode[] | undefined;
   const rows: number[][] = [];
   const key = (c: ColumnNode) => `${c.table ?? ''}.${c.column}`;
   for (const disjunct of disjuncts) {
     const terms: { column: ColumnNode; slot: number }[] = [];
-    for (const n of flatten(disjunct, 'AND')) {
+    for (const n of chainOf(disjunct, 'AND')) {
       if (n.kind !== 'binary' || n.op !== '=') return undefined;
       if (n.left.kind === 'column' && n.right.kind === 'slot') terms.push({ column: n.left, slot: n.right.slot });
       else if (n.right.kind === 'column' && n.left.kind === 'slot') terms.push({ column: n.right, slot: n.left.slot });

@@ -4,6 +4,7 @@ import { UnsupportedShardingError } from '../packages/typeorm-sharding/src/index
 import { Buyer, ENTITIES, Order, OrderItem, Region } from './support/entities.js';
 import { openFixture, type Backend, type Fixture } from './support/backends.js';
 import { mariadbAvailable } from './support/mariadb.js';
+import { BUYERS, ITEMS, ORDERS, REGIONS } from './support/subquery-rows.js';
 
 // Closed world (DESIGN.md §8, issue 14): a statement over sharded tables gives one database's
 // rows or an UnsupportedShardingError — never the answer of one shard, or of each shard alone.
@@ -11,13 +12,6 @@ import { mariadbAvailable } from './support/mariadb.js';
 
 const backends: Backend[] = (await mariadbAvailable()) ? ['sqlite', 'mariadb'] : ['sqlite'];
 
-const ORDERS = Array.from({ length: 40 }, (_, k) => {
-  const i = k + 1;
-  return { id: String(i), buyerId: i % 5, note: i % 7 === 0 ? null : `n${i % 4}`, amount: (i * 13) % 50, createdAt: new Date(Date.UTC(2024, 0, 1 + (i % 9), i % 24)) };
-});
-const ITEMS = Array.from({ length: 30 }, (_, k) => ({ id: String(1000 + k), orderId: String(((k * 7) % 40) + 1), sku: `s${k % 3}` }));
-const BUYERS = Array.from({ length: 6 }, (_, i) => ({ id: i, name: `b${i}` }));
-const REGIONS = [1, 2, 3].map((id) => ({ id, name: `r${id}` }));
 
 interface Case {
   readonly what: string;

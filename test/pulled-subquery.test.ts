@@ -6,6 +6,7 @@ import { Buyer, ENTITIES, Order, OrderItem, Region } from './support/entities.js
 import { Account, Payment, SUBQUERY_ENTITIES } from './support/subquery-entities.js';
 import { openFixture, type Backend, type Fixture } from './support/backends.js';
 import { mariadbAvailable } from './support/mariadb.js';
+import { BUYERS, ITEMS, ORDERS, REGIONS } from './support/subquery-rows.js';
 
 // Uncorrelated `x IN (SELECT …)` / `x = (SELECT …)` over sharded tables (Vitess's pulled-out
 // subquery): the subquery runs first across the shards, its values take its place in the
@@ -14,13 +15,6 @@ import { mariadbAvailable } from './support/mariadb.js';
 
 const backends: Backend[] = (await mariadbAvailable()) ? ['sqlite', 'mariadb'] : ['sqlite'];
 
-const ORDERS = Array.from({ length: 40 }, (_, k) => {
-  const i = k + 1;
-  return { id: String(i), buyerId: i % 5, note: i % 7 === 0 ? null : `n${i % 4}`, amount: (i * 13) % 50, createdAt: new Date(Date.UTC(2024, 0, 1 + (i % 9), i % 24)) };
-});
-const ITEMS = Array.from({ length: 30 }, (_, k) => ({ id: String(1000 + k), orderId: String(((k * 7) % 40) + 1), sku: `s${k % 3}` }));
-const BUYERS = Array.from({ length: 6 }, (_, i) => ({ id: i, name: `b${i}` }));
-const REGIONS = [1, 2, 3].map((id) => ({ id, name: `r${id}` }));
 
 /** Beyond 2^53: neighbours a JS number cannot tell apart. */
 const BIG = ['9007199254740993', '9007199254740994', '9007199254740995', '9223372036854775807'];

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { afterAll, describe, expect, it } from 'vitest';
-import { crc32 } from '../packages/typeorm-sharding/src/algorithms/index.js';
+import { bucketSql, crc32 } from '../packages/typeorm-sharding/src/algorithms/index.js';
 import { MARIADB } from './support/mariadb.js';
 import { GOLDEN_VECTORS } from '../packages/typeorm-sharding/src/algorithms/golden-vectors.fixture.js';
 
@@ -89,5 +89,18 @@ describe('CRC32 agrees with MariaDB', () => {
     );
     expect(found).toHaveLength(GOLDEN_VECTORS.length);
     for (const { k, bucket } of found) expect([k, Number(bucket)]).toEqual([k, expected.get(k)]);
+
+    // The expression resharding copies and fences by, on a latin1 column too (UTF-8 bytes hashed).
+    await connection.query('CREATE TEMPORARY TABLE latin_keys (code VARCHAR(100) CHARACTER SET latin1 PRIMARY KEY)');
+    const latin = GOLDEN_VECTORS.filter((v) => v.kind === 'string' && /^[\x20-\x7e\u00a0-\u00ff]*$/.test(v.canonical));
+    for (const v of latin) await connection.query('INSERT INTO latin_keys VALUES (?)', [v.canonical]);
+    const bySql = await rows<{ k: string; bucket: string | number }>(
+      `SELECT CAST(id AS CHAR) AS k, ${bucketSql('id', 'integer', 1024)} AS bucket FROM signed_keys
+       UNION ALL SELECT CAST(id AS CHAR), ${bucketSql('id', 'integer', 1024)} FROM unsigned_keys
+       UNION ALL SELECT code, ${bucketSql('code', 'string', 1024)} FROM string_keys
+       UNION ALL SELECT code, ${bucketSql('code', 'string', 1024)} FROM latin_keys`,
+    );
+    expect(bySql).toHaveLength(GOLDEN_VECTORS.length + latin.length);
+    for (const { k, bucket } of bySql) expect([k, Number(bucket)]).toEqual([k, expected.get(k)]);
   });
 });

@@ -2,6 +2,7 @@ export type { ShardingAlgorithm, ShardingFunction } from './sharding-algorithm.j
 export { KEY_KINDS, checkKeyKind, type KeyKind } from './key-kind.js';
 export { canonicalKey, canonicalKeyBytes, canonicalKeyString, type CanonicalKey } from './canonical-key.js';
 export { crc32, keyHash } from './hash.js';
+export { bucketSql } from './bucket-sql.js';
 export {
   DEFAULT_BUCKET_COUNT,
   MAX_BUCKET_COUNT,

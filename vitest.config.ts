@@ -8,6 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          isolate: false,
           include: ['packages/typeorm-sharding/src/**/*.test.ts'],
           setupFiles: ['test/support/fast-check-seed.ts'],
         },

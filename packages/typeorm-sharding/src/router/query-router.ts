@@ -485,8 +485,10 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
 
   private retryTarget(server: ServerState, failed: RouteTarget): RouteTarget | undefined {
     const tried = [...failed.tried, failed.node.name];
-    // A consistent read already waited on the failed node: the primary is the one node sure to be current.
-    const consistent = failed.wait !== undefined || failed.session?.wrote(server.name) === true;
+    // A read that must see some writes goes to the primary, the one node sure to be current. Its
+    // target says so only before its wait ran (a wait that reached, and the caught-up shortcut,
+    // leave `wait` unset): the requirement is asked again, from its hints and session.
+    const consistent = failed.wait !== undefined || failed.session?.wrote(server.name) === true || this.requiredPosition(server, failed.hints, failed.session) !== undefined;
     const candidates = consistent ? [] : server.eligibleReplicas.filter((n) => !tried.includes(n.name));
     const node = candidates.length === 0 ? undefined : server.replicaBalancer.pick(candidates);
     if (node !== undefined) return this.target(server, node, failed.reason, 'retry', undefined, false, failed, failed.session, failed.attempt + 1, tried);

@@ -3,12 +3,14 @@ import type { QueryResult, QueryRunner } from 'typeorm';
 import type { PhysicalQueryEvent } from '../data-source/options.js';
 import type { PhysicalQueryLog } from '../log/physical-query-log.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
+import { noteBranchWrite } from '../session/commit-protocol.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { shardFailure } from './shard-failure.js';
 import { withoutDatabase } from '../rewrite/address-shard.js';
 import { ON_PRIMARY, type ShardTarget } from './shard-target.js';
 import { isAttachedRunner } from './attached-runner.js';
 import { placementOf, type NodePlacement } from './routing/node-placement.js';
+import { changesData } from '../router/lag/capture-gtid.js';
 import type { RouteTarget } from '../router/route-target.js';
 
 /** Executor settings, resolved from ShardingOptions. */
@@ -123,7 +125,10 @@ async function runOne(statement: PhysicalStatement, targets: readonly ShardTarge
             return (await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult;
           })
         : ((await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult);
-    if (routed) target.nodes!.complete(routed, { result: result.raw });
+    if (routed) {
+      target.nodes!.complete(routed, { result: result.raw });
+      if (runner && changesData(routed.kind, result.raw)) noteBranchWrite(runner);
+    }
     if (observed) report(result.records?.length ? result.records.length : (result.affected ?? 0));
     return result;
   } catch (cause) {

@@ -272,12 +272,20 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
    * Records the GTID of a write that ran on `server`'s primary without `route` / `complete`:
    * the COMMIT of a transaction, sent on the transaction's own connection. Reads that must see
    * it (read-your-writes) then wait for it; `session` is the routing scope's by default.
+   * `wrote`: the transaction changed data there. Its COMMIT without a GTID (the connection no
+   * longer tracks `last_gtid`: mysql2's `resetOnRelease` resets it) is then a write of unknown
+   * GTID, as in `complete`; without `wrote` it was a read-only transaction, which needs nothing.
    */
-  noteWrite(server: string, result: unknown, session: RoutingSession | undefined = currentRoutingScope()?.session): void {
+  noteWrite(server: string, result: unknown, session: RoutingSession | undefined = currentRoutingScope()?.session, wrote = false): void {
     const state = this.servers.get(server);
+    if (state === undefined) return;
     const position = gtidOfResult(result);
-    if (state === undefined || position === undefined) return;
-    state.noteWrite(position, this.clock.now());
+    const now = this.clock.now();
+    if (position === undefined) {
+      if (wrote) this.noteUnknownWrite(state, session, now, 'commit', `A transaction's COMMIT on the primary of server ${server} reported no GTID (does the pool reset its connections, e.g. mysql2's resetOnRelease? That undoes session_track_system_variables)`);
+      return;
+    }
+    state.noteWrite(position, now);
     session?.noteWrite(server, position);
   }
 
@@ -485,8 +493,10 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
 
   private retryTarget(server: ServerState, failed: RouteTarget): RouteTarget | undefined {
     const tried = [...failed.tried, failed.node.name];
-    // A consistent read already waited on the failed node: the primary is the one node sure to be current.
-    const consistent = failed.wait !== undefined || failed.session?.wrote(server.name) === true;
+    // A read that must see some writes goes to the primary, the one node sure to be current. Its
+    // target says so only before its wait ran (a wait that reached, and the caught-up shortcut,
+    // leave `wait` unset): the requirement is asked again, from its hints and session.
+    const consistent = failed.wait !== undefined || failed.session?.wrote(server.name) === true || this.requiredPosition(server, failed.hints, failed.session) !== undefined;
     const candidates = consistent ? [] : server.eligibleReplicas.filter((n) => !tried.includes(n.name));
     const node = candidates.length === 0 ? undefined : server.replicaBalancer.pick(candidates);
     if (node !== undefined) return this.target(server, node, failed.reason, 'retry', undefined, false, failed, failed.session, failed.attempt + 1, tried);
@@ -526,19 +536,21 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
     if (position === undefined && !target.inTransaction && gtidUnknown(target.kind, outcome.result)) {
       position = gtidOfLastGtidRows(outcome.lastGtid);
       if (position === undefined) {
-        server.noteUnknownWrite(now);
-        target.session?.noteUnknownWrite(server.name, now);
-        this.metrics.unknownGtids.inc({ server: server.name });
         const why = outcome.lastGtid === undefined ? 'it was not read' : outcome.lastGtid instanceof Error ? `reading it failed: ${errorCodeOf(outcome.lastGtid) ?? outcome.lastGtid.message}` : 'it was empty';
-        this.warnOnce(
-          `unknown-gtid:${server.name}`,
-          `A write on the primary of server ${server.name} left no GTID in its result and @@last_gtid could not tell it (${why}): reads that must see it (read-your-writes, CONSISTENT_READ) run on the primary until the lag monitor has read a newer primary position.`,
-        );
+        this.noteUnknownWrite(server, target.session, now, 'write', `A write on the primary of server ${server.name} left no GTID in its result and @@last_gtid could not tell it (${why})`);
       }
     }
     if (position === undefined) return;
     server.noteWrite(position, now);
     target.session?.noteWrite(server.name, position);
+  }
+
+  /** A write on `server` finished at `now` whose GTID is unknown: its readers take the primary until a poll covers it; said once per server and cause. */
+  private noteUnknownWrite(server: ServerState, session: RoutingSession | undefined, now: number, cause: 'write' | 'commit', what: string): void {
+    server.noteUnknownWrite(now);
+    session?.noteUnknownWrite(server.name, now);
+    this.metrics.unknownGtids.inc({ server: server.name });
+    this.warnOnce(`unknown-gtid:${cause}:${server.name}`, `${what}: reads that must see it (read-your-writes, CONSISTENT_READ) run on the primary until the lag monitor has read a newer primary position.`);
   }
 
   private stickyNode(server: string, session: RoutingSession | undefined, shapeKey: string | undefined): string | undefined {

@@ -75,19 +75,20 @@ export class ServerState {
 
   /**
    * The lag monitor read the primary's binlog position with a poll sent at `at`: it covers
-   * every write that had finished by then, so it stands for those whose GTID is unknown.
+   * every write that had finished before then, so it stands for those whose GTID is unknown
+   * (strictly before: a poll sent at the very time a write finished may have been answered first).
    */
   notePolledPosition(at: number, position: GtidPosition): void {
     this.polled = { at, position };
     this.primaryPositions.add(at, position);
-    if (this.unknownWriteSince !== undefined && at >= this.unknownWriteSince) {
+    if (this.unknownWriteSince !== undefined && at > this.unknownWriteSince) {
       this.lastWrite = this.lastWrite === undefined ? position : mergePositions(this.lastWrite, position);
       this.unknownWriteSince = undefined;
     }
   }
 
-  /** A position covering every write finished by `since`, if a poll sent at or after it is known. */
+  /** A position covering every write finished by `since`, if a poll sent after it is known. */
   positionCovering(since: number): GtidPosition | undefined {
-    return this.polled !== undefined && this.polled.at >= since ? this.polled.position : undefined;
+    return this.polled !== undefined && this.polled.at > since ? this.polled.position : undefined;
   }
 }

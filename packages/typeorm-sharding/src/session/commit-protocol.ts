@@ -64,7 +64,19 @@ export interface SessionTransaction {
  * for it on a replica. Every protocol calls this for each server it commits.
  */
 export function committedOn(branch: Branch, result: unknown): void {
-  branch.target.nodes?.committed(result);
+  branch.target.nodes?.committed(result, branchesThatWrote.has(branch.runner));
+}
+
+/** Runners of branches that changed data in their transaction (one runner per branch and transaction). */
+const branchesThatWrote = new WeakSet<QueryRunner>();
+
+/**
+ * A statement of a transaction changed data on the branch of `runner`: its COMMIT must then
+ * report a GTID, and one that reports none is a write of unknown GTID (not a read-only
+ * transaction), which reads that must see it take the primary for.
+ */
+export function noteBranchWrite(runner: QueryRunner): void {
+  branchesThatWrote.add(runner);
 }
 
 /** Makes the transaction of each BEGIN: local per server, XA across servers, SQLite shards attached. */

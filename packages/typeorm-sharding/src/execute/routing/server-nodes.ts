@@ -151,9 +151,12 @@ export class ServerNodes {
     return outcome.error === undefined ? undefined : this.router.failureOf(target, outcome.error);
   }
 
-  /** A transaction's COMMIT on this server's primary succeeded: its GTID is what later consistent reads wait for. */
-  committed(result: unknown): void {
-    this.router.noteWrite(this.server, result);
+  /**
+   * A transaction's COMMIT on this server's primary succeeded: its GTID is what later consistent
+   * reads wait for. `wrote`: the transaction changed data here (a COMMIT without a GTID is then unknown).
+   */
+  committed(result: unknown, wrote: boolean): void {
+    this.router.noteWrite(this.server, result, undefined, wrote);
   }
 
   private connect(target: RouteTarget, database: string | undefined): Promise<NodeConnection> {

@@ -44,7 +44,16 @@ export const LAST_GTID_SQL = 'SELECT @@session.last_gtid AS gtid';
  * (CALL, DO …) when an OK packet reports changed rows. Reads never.
  */
 export function gtidUnknown(kind: StatementKind, result: unknown): boolean {
-  if (kind === 'select' || kind === 'transaction' || kind === 'session' || gtidOfResult(result) !== undefined) return false;
+  return gtidOfResult(result) === undefined && changesData(kind, result);
+}
+
+/**
+ * Whether a statement changed something the binlog carries, by its kind and its OK packets (the
+ * rule of `gtidUnknown`): a result the router cannot read counts as a change. Inside a
+ * transaction it tells whether the COMMIT must report a GTID.
+ */
+export function changesData(kind: StatementKind, result: unknown): boolean {
+  if (kind === 'select' || kind === 'transaction' || kind === 'session') return false;
   if (kind === 'ddl') return true;
   // One header, mysql2's [header, fields] pair, or a multi-statement's headers; rows have none.
   const headers = Array.isArray(result) ? result.filter(isHeader) : isHeader(result) ? [result] : [];

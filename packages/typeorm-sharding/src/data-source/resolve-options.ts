@@ -58,6 +58,9 @@ export function resolveShardingOptions(options: ShardingOptions = {}): EngineSet
   if (options.tables !== undefined && (typeof options.tables !== 'object' || options.tables === null || Array.isArray(options.tables))) {
     throw new ShardingConfigError(`sharding.tables must be an object of table layouts by table name, e.g. { orders: 4 }; got ${JSON.stringify(options.tables)}.`);
   }
+  if (options.pageWindows !== undefined && typeof options.pageWindows !== 'boolean') {
+    throw new ShardingConfigError(`sharding.pageWindows must be true or false; got ${JSON.stringify(options.pageWindows)}.`);
+  }
   const coalesce = options.coalesce ?? true;
   if (typeof coalesce !== 'boolean' && (typeof coalesce !== 'object' || coalesce === null)) {
     throw new ShardingConfigError(`sharding.coalesce must be true, false or { maxBranches }; got ${JSON.stringify(coalesce)}.`);
@@ -68,6 +71,7 @@ export function resolveShardingOptions(options: ShardingOptions = {}): EngineSet
     pruning: options.pruning ?? true,
     planCacheSize,
     streamThreshold: positiveInteger('streamThreshold', options.streamThreshold, 1000),
+    pageWindows: options.pageWindows ?? true,
     maxSubqueryValues: positiveInteger('maxSubqueryValues', options.maxSubqueryValues, 10_000),
     coalesce: coalesce === false ? undefined : { maxBranches: positiveInteger('coalesce.maxBranches', coalesce === true ? undefined : coalesce.maxBranches, DEFAULT_MAX_BRANCHES) },
     globalQueue: globalConcurrency === undefined ? undefined : new PQueue({ concurrency: globalConcurrency }),

@@ -95,7 +95,9 @@ export interface ShardingOptions {
    * pages. `maxBranches` caps the shards per statement (a server with more gets several
    * statements, run in parallel). `false` sends one statement per shard. `onPhysicalQuery`
    * reports one event per round trip, with the server and the shards it covered.
-   * @default { maxBranches: 16 }
+   * @default { maxBranches: 16 }, raised to ⌈shards of the server / (4 × concurrency)⌉ for a
+   * server with more shards than that (1,024 shards, concurrency 2: 128), so that a scatter
+   * over all of them costs a few round trips per concurrency slot, not one per 16 shards
    */
   readonly coalesce?: boolean | { readonly maxBranches?: number };
   /**

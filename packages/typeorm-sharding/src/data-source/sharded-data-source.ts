@@ -238,9 +238,9 @@ export class ShardedDataSource extends DataSource {
   override async initialize(): Promise<this> {
     if (this.configError) throw this.configError;
     if (this.isInitialized) throw new ShardingConfigError('This ShardedDataSource is already initialised.');
-    const settings = resolveShardingOptions(this.shardedOptions.sharding);
-    const shards = this.shardedOptions.shards;
     const topology: Topology = this.layout!.topology;
+    const settings = resolveShardingOptions(this.shardedOptions.sharding, widestServer(topology));
+    const shards = this.shardedOptions.shards;
     const routing = this.layout!.routing;
     this.shardLoggers = shards.map((shard) => new ShardLogger(() => this.logger, shard.name));
     const shardOptions = (i: number) => ({ ...revealPassword(topology.shards[i]!.options), ...SHARD_ONLY, logger: this.shardLoggers[i] }) as unknown as DataSourceOptions;
@@ -453,6 +453,13 @@ const SHARDS_INITIALIZED_AT_ONCE = 16;
  * Initialises DataSources, `atOnce` at a time; on any failure closes those that did connect
  * and throws one `ShardConnectionError` naming every one that failed.
  */
+/** Most shards on one server. */
+function widestServer(topology: Topology): number {
+  const counts = new Array<number>(topology.servers.length).fill(0);
+  for (const shard of topology.shards) counts[shard.server] = (counts[shard.server] ?? 0) + 1;
+  return Math.max(0, ...counts);
+}
+
 /** Every shard's database exists on its server (one query per server), else initialize() fails naming the shards. */
 async function checkDatabasesExist(topology: Topology, pools: readonly ServerPool[]): Promise<void> {
   const missing: { shard: string; database: string; server: string }[] = [];

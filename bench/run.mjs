@@ -8,7 +8,8 @@
 //            --rows=N (order rows per shard), --page-rows=N, --reps=N, --duration=ms,
 //            --warmup=ms, --pool=N (connections per raw mysql2 shard pool), --server-pool=N
 //            (the sharded sources' pool for the server), --only=matrix,overhead,
-//            by-hand,planner,plan-cache,deep-paging,router,xa,growth, --out=DIR
+//            by-hand,planner,plan-cache,deep-paging,router,xa,growth, --out=DIR,
+//            --cluster-ports=P,R1,R2 (the router case's three mariadbd; default: free ports)
 import 'reflect-metadata';
 import { execSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -71,6 +72,7 @@ function parseArgs(argv) {
     sweepBudgetMs: quick ? 2_000 : 15_000,
     only: flags.only ? new Set(String(flags.only).split(',')) : undefined,
     out: flags.out ? String(flags.out) : join(HERE, 'results'),
+    clusterPorts: flags['cluster-ports'] ? String(flags['cluster-ports']).split(',').map(Number) : undefined,
   };
   return cfg;
 }

@@ -15,6 +15,8 @@ import { errorMessage, log } from '../lib/util.mjs';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const run = promisify(execFile);
 export const GROWTH_SHARDS = [16, 256, 1024];
+/** --quick (the CI smoke run): the same structure, small counts. */
+const QUICK_SHARDS = [16, 64];
 const DB_PREFIX = 'bench_g';
 const TABLE = 'orders (id bigint NOT NULL PRIMARY KEY, buyerId int NOT NULL, amount int NOT NULL, note varchar(40) NOT NULL, createdAt datetime NOT NULL)';
 
@@ -31,8 +33,9 @@ async function measure(backend, shards, where, reps) {
 
 export async function runGrowth(ctx, admin) {
   const reps = ctx.cfg.quick ? 1 : 3;
-  const max = Math.max(...GROWTH_SHARDS);
-  const out = { shards: GROWTH_SHARDS, sqlite: [], mariadb: [] };
+  const counts = ctx.cfg.quick ? QUICK_SHARDS : GROWTH_SHARDS;
+  const max = Math.max(...counts);
+  const out = { shards: counts, sqlite: [], mariadb: [] };
   const dir = join(tmpdir(), `tsh-growth-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   try {
@@ -46,7 +49,7 @@ export async function runGrowth(ctx, admin) {
       await admin.query(`CREATE DATABASE IF NOT EXISTS \`${DB_PREFIX}${i}\``);
       await admin.query(`CREATE TABLE IF NOT EXISTS \`${DB_PREFIX}${i}\`.${TABLE}`);
     }
-    for (const shards of GROWTH_SHARDS) {
+    for (const shards of counts) {
       for (const [backend, where] of [['sqlite', dir], ['mariadb', DB_PREFIX]]) {
         try {
           const r = await measure(backend, shards, where, reps);

@@ -244,7 +244,9 @@ export function evaluateTargets(R) {
     const list = R.growth?.[backend] ?? [];
     const big = list.find((g) => g.shards === 1024);
     const small = list.find((g) => g.shards === 16);
-    const missing = { error: R.growth?.error ?? big?.error ?? (list.length ? '1,024 shards not run (--quick runs fewer)' : 'not run') };
+    // A quick run measures 16 and 64 shards only: the 1,024-shard targets are not run then, not failed.
+    const quickOnly = !R.growth?.error && list.length > 0 && !big;
+    const missing = quickOnly ? undefined : { error: R.growth?.error ?? big?.error ?? 'not run' };
     const ok = big && !big.error;
     rows.push(target(`1,024 shards (${label}): initialize() time (issue 18)`, '≤ 1 s', ok ? { text: `${n0(big.initMs)} ms` } : missing, ok ? big.initMs <= 1000 : undefined));
     rows.push(target(`1,024 shards (${label}): process RSS after initialize() (issue 18)`, '≤ 256 MiB', ok ? { text: `${n0(big.rssMiB)} MiB (${n0(big.rssDeltaMiB)} MiB of it for the data source)` } : missing, ok ? big.rssMiB <= 256 : undefined));

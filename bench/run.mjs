@@ -8,7 +8,8 @@
 //            --rows=N (order rows per shard), --page-rows=N, --reps=N, --duration=ms,
 //            --warmup=ms, --pool=N (connections per raw mysql2 shard pool), --server-pool=N
 //            (the sharded sources' pool for the server), --only=matrix,overhead,
-//            by-hand,planner,plan-cache,deep-paging,router,xa, --out=DIR
+//            by-hand,planner,plan-cache,deep-paging,router,xa,growth, --out=DIR,
+//            --cluster-ports=P,R1,R2 (the router case's three mariadbd; default: free ports)
 import 'reflect-metadata';
 import { execSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -27,6 +28,7 @@ import { runPlanner, runPlanCacheSweep } from './cases/planner.mjs';
 import { runDeepPaging } from './cases/deep-paging.mjs';
 import { runRouter } from './cases/router.mjs';
 import { runXaCommit } from './cases/xa-commit.mjs';
+import { runGrowth } from './cases/growth.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SHARDS = 64;
@@ -70,6 +72,7 @@ function parseArgs(argv) {
     sweepBudgetMs: quick ? 2_000 : 15_000,
     only: flags.only ? new Set(String(flags.only).split(',')) : undefined,
     out: flags.out ? String(flags.out) : join(HERE, 'results'),
+    clusterPorts: flags['cluster-ports'] ? String(flags['cluster-ports']).split(',').map(Number) : undefined,
   };
   return cfg;
 }
@@ -167,6 +170,7 @@ async function main() {
     await guarded('deep-paging', 'deepPaging', runDeepPaging);
     await guarded('router', 'router', runRouter);
     await guarded('xa', 'xa', runXaCommit);
+    await guarded('growth', 'growth', (c) => runGrowth(c, admin));
     ctx.sampleThreads();
   } finally {
     for (const ds of sources.reverse()) await ds.destroy().catch((e) => log(`destroy: ${errorMessage(e)}`));

@@ -37,9 +37,11 @@ const ROWS_PER_SHARD = 52_000;
 describe.runIf(await mariadbAvailable())('deep page memory on MariaDB (OFFSET 50,000 over 8 shards)', () => {
   let fx: Fixture;
   let buffered: ShardedDataSource;
+  let windowed: ShardedDataSource;
   const databases: string[] = [];
   beforeAll(async () => {
-    fx = await openFixture('mariadb', ENTITIES, 8, { coalesce: false });
+    // The plain way (every shard from row 0, streamed), against the same shards buffered and windowed.
+    fx = await openFixture('mariadb', ENTITIES, 8, { coalesce: false, pageWindows: false });
     for (const name of fx.sharded.shardNames) databases.push((fx.sharded.getShardDataSource(name).options as { database: string }).database);
     // Loaded in the server from MariaDB's sequence engine (fast). The rows are not placed by
     // their key's hash — irrelevant here: the query reads every shard in full order.
@@ -63,11 +65,21 @@ describe.runIf(await mariadbAvailable())('deep page memory on MariaDB (OFFSET 50
       password: '',
       entities: ENTITIES,
       shards: fx.sharded.shardNames.map((name, i) => ({ name, database: databases[i] })),
-      sharding: { streamThreshold: 10_000_000, coalesce: false },
+      sharding: { streamThreshold: 10_000_000, coalesce: false, pageWindows: false },
+    }).initialize();
+    windowed = await new ShardedDataSource({
+      type: 'mariadb',
+      host: MARIADB.host,
+      port: MARIADB.port,
+      username: MARIADB.user,
+      password: '',
+      entities: ENTITIES,
+      shards: fx.sharded.shardNames.map((name, i) => ({ name, database: databases[i] })),
     }).initialize();
   }, 180_000);
   afterAll(async () => {
     await buffered?.destroy();
+    await windowed?.destroy();
     await fx?.close();
   });
 
@@ -83,5 +95,21 @@ describe.runIf(await mariadbAvailable())('deep page memory on MariaDB (OFFSET 50
     expect(held).toBeGreaterThan(50 * 2 ** 20);
     expect(streamed).toBeLessThan(held / 5);
     console.log(`deep page retained heap: streamed ${(streamed / 2 ** 20).toFixed(1)} MiB, buffered ${(held / 2 ** 20).toFixed(1)} MiB`);
+  });
+
+  it('reads the same page by windows, holding shards × (2·√offset + count) rows', async () => {
+    const page = { order: { amount: 'ASC' as const, id: 'ASC' as const }, skip: 50_000, take: 20 };
+    const plainPage = await fx.sharded.getRepository(Order).find(page);
+    let windowedPage: Order[] = [];
+    const rows: number[] = [];
+    const held = await peakRetainedHeap(async () => (windowedPage = await windowed.getRepository(Order).find(page)));
+    expect(windowedPage.map((o) => o.id)).toEqual(plainPage.map((o) => o.id));
+    // Each shard sent its window: about 6,250 ± 448 rows, not 50,020 (9,000 rows of ~200 bytes in all: a few MiB).
+    const statements = windowed.explain(...windowed.getRepository(Order).createQueryBuilder('Order').setFindOptions(page).getQueryAndParameters());
+    for (const s of statements) rows.push(Number(/LIMIT (\d+)/.exec(s.sql)![1]));
+    expect(rows).toHaveLength(8);
+    for (const n of rows) expect(n).toBeLessThan(1000);
+    expect(held).toBeLessThan(20 * 2 ** 20);
+    console.log(`deep page retained heap: windowed ${(held / 2 ** 20).toFixed(1)} MiB`);
   });
 });

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import mysql from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
-import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn, Tree, TreeChildren, TreeParent } from 'typeorm';
+import { Column, DataSource, Entity, PrimaryColumn, PrimaryGeneratedColumn, Tree, TreeChildren, TreeParent } from 'typeorm';
 import { Broadcast, ShardConnectionError, ShardedDataSource, Sharded, ShardingConfigError, ShardKey } from '../packages/typeorm-sharding/src/index.js';
 import { createDatabases, dropDatabases, MARIADB, mariadbAvailable } from './support/mariadb.js';
 
@@ -167,6 +167,46 @@ describe.runIf(await mariadbAvailable())('an unreachable shard on MariaDB', () =
       }
       expect(open).toBe(0);
     } finally {
+      await dropDatabases(names);
+    }
+  });
+
+  // Shards connect through their server's pool without a query of their own: a missing
+  // database is found by one look at the server's schemas, before any statement needs it.
+  it('fails initialize() naming the shards whose database does not exist', async () => {
+    const names = ['tsh_nodb_0'];
+    await createDatabases(names);
+    try {
+      const shards = [{ name: 'ok', database: names[0] }, { name: 'gone', database: 'tsh_nodb_missing' }];
+      const ds = new ShardedDataSource({ type: 'mariadb', host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: '', entities: [Good], shards });
+      const error = await ds.initialize().then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ShardConnectionError);
+      expect((error as ShardConnectionError).shard).toBe('gone');
+      expect((error as Error).message).toMatch(/Could not connect shard gone: unknown database 'tsh_nodb_missing'/);
+      expect(ds.isInitialized).toBe(false);
+    } finally {
+      await dropDatabases(names);
+    }
+  });
+
+  it("gives every shard's driver the version and capabilities TypeORM reads from the server", async () => {
+    const names = ['tsh_caps_0', 'tsh_caps_1'];
+    await createDatabases(names);
+    const options = { type: 'mariadb' as const, host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: '', entities: [Good] };
+    const ds = await new ShardedDataSource({ ...options, shards: names.map((database, i) => ({ name: `s${i}`, database })) }).initialize();
+    const plain = await new DataSource({ ...options, database: names[0] }).initialize();
+    try {
+      const capabilities = (driver: unknown) => {
+        const d = driver as { version: string; cteCapabilities: unknown; uuidColumnTypeSuported: boolean; isReturningSqlSupported(kind: string): boolean };
+        return { version: d.version, cte: d.cteCapabilities, uuid: d.uuidColumnTypeSuported, returning: ['insert', 'update', 'delete'].map((k) => d.isReturningSqlSupported(k)) };
+      };
+      expect(capabilities(plain.driver).version).toMatch(/^\d+\.\d+/);
+      for (const name of ds.shardNames) expect(capabilities(ds.getShardDataSource(name).driver)).toEqual(capabilities(plain.driver));
+      // And the shard's own connections work, on its own database.
+      expect(await ds.getShardDataSource('s1').query('SELECT DATABASE() AS db')).toEqual([{ db: names[1] }]);
+    } finally {
+      await plain.destroy();
+      await ds.destroy();
       await dropDatabases(names);
     }
   });

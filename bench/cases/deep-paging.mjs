@@ -47,6 +47,22 @@ async function measured(fn, probe) {
   return { ms, peakBytes: Math.max(0, peak.all - base.all), retainedBytes: Math.max(0, peak.retained - base.retained), rows: rows.length, first: rows[0]?.id };
 }
 
+/**
+ * Rows the shards send for the page: per shard statement its LIMIT from its OFFSET (a window,
+ * see the README's deep pages), capped by the rows the shard holds; a coalesced statement
+ * (shallow pages) carries LIMIT offset+count per shard.
+ */
+function rowsSent(ds16, perShard, offset) {
+  const [sql, params] = ds16.getRepository(Page).createQueryBuilder('Page').setFindOptions({ order: { createdAt: 'DESC', id: 'DESC' }, skip: offset, take: PAGE }).getQueryAndParameters();
+  const statements = ds16.explain(sql, params);
+  if (statements.length !== perShard.length) return perShard.reduce((a, c) => a + Math.min(c, offset + PAGE), 0);
+  return statements.reduce((sum, st) => {
+    const m = /LIMIT (\d+)(?: OFFSET (\d+))?\s*$/.exec(st.sql);
+    const held = perShard[ds16.shardNames.indexOf(st.shard)];
+    return sum + (m ? Math.max(0, Math.min(Number(m[1]), held - Number(m[2] ?? 0))) : held);
+  }, 0);
+}
+
 export async function runDeepPaging(ctx) {
   const { ds16, plain, cfg, probe } = ctx;
   const find = (ds, offset) => ds.getRepository(Page).find({ order: { createdAt: 'DESC', id: 'DESC' }, skip: offset, take: PAGE });
@@ -56,7 +72,7 @@ export async function runDeepPaging(ctx) {
   for (const name of ds16.shardNames) perShard.push(Number((await ds16.getShardDataSource(name).query('SELECT COUNT(*) AS c FROM pages'))[0].c));
   const out = { shards: ds16.shardNames.length, page: PAGE, totalRows: ctx.totalPages, offsets: [] };
   for (const offset of OFFSETS) {
-    const cell = { offset, shardRows: perShard.reduce((a, c) => a + Math.min(c, offset + PAGE), 0) };
+    const cell = { offset, shardRows: rowsSent(ds16, perShard, offset) };
     // The server's plan for the unsharded query (each shard gets the same shape with LIMIT offset+count).
     try {
       const [sql, params] = plain.getRepository(Page).createQueryBuilder('Page').setFindOptions({ order: { createdAt: 'DESC', id: 'DESC' }, skip: offset, take: PAGE }).getQueryAndParameters();

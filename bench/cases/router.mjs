@@ -100,7 +100,8 @@ export async function runRouter(ctx) {
   if (!canStartMariadb()) return { decisions, error: 'mariadbd / mariadb-install-db are not installed: no replicas to measure' };
   const total = cfg.quick ? 2_000 : 20_000;
   log('[router] starting a primary and two replicas');
-  const cluster = await startCluster(2);
+  // --cluster-ports=a,b,c: the primary's and the replicas' ports (a range agreed on a shared machine); else free ports.
+  const cluster = await startCluster(2, cfg.clusterPorts ? { ports: cfg.clusterPorts } : {});
   const sources = [];
   try {
     await load(cluster, total);

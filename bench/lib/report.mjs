@@ -26,6 +26,7 @@ export const REQUIRED_SECTIONS = [
   '### 8a. Failover time',
   '### 8b. Routing decision at a route-cache hit',
   '## 9. Transactions across servers',
+  '## 10. Growth with the shard count',
   '## Method',
 ];
 export const CHARTS = {
@@ -215,6 +216,44 @@ export function evaluateTargets(R) {
     const name = 'query router: a replica SIGKILLed under 16 clients — failed reads, and time to mark it down by heartbeat (1 s × 3 misses) (issue 10)';
     if (!f || f.error) rows.push(target(name, '0 failed, ≤ 3 s', { error: f?.error ?? R.router?.error ?? 'not run' }));
     else rows.push(target(name, '0 failed, ≤ 3 s', { text: `${f.failed} failed of ${n0(f.reads)}; down ${n0(f.failoverMs)} ms after the first failed heartbeat` }, f.failed === 0 && f.failoverMs <= 3000));
+  }
+  // 15. issue 18 item 4: the router's own cost with only a primary, and the XA tax at 16 clients
+  {
+    const t = R.router?.throughput;
+    const name = 'query router on, primary only / no router: findOneBy throughput, 16 clients (issue 18)';
+    const err = !t ? { error: R.router?.error ?? 'not run' } : t.routerPrimaryOnly?.error ? t.routerPrimaryOnly : t.primaryAlone?.error ? t.primaryAlone : undefined;
+    if (err) rows.push(target(name, '≥ 0.95×', err));
+    else {
+      const r = pairedRatio(t.primaryAlone, t.routerPrimaryOnly);
+      rows.push(target(name, '≥ 0.95×', { text: `${f2(1 / r.value)}× (Node CPU ${n0(t.routerPrimaryOnly.nodeCpuUs)} against ${n0(t.primaryAlone.nodeCpuUs)} µs per call)` }, 1 / r.value >= 0.95));
+    }
+  }
+  {
+    const cell = R.xa?.cells?.find((c) => c.c === 16);
+    const name = 'XA two-phase commit over two servers / local commit, time per transfer, 16 clients (issue 18)';
+    const err = !cell ? { error: R.xa?.error ?? 'not run' } : cell.xa?.error ? cell.xa : cell.local?.error ? cell.local : undefined;
+    if (err) rows.push(target(name, '≤ 2.00×', err));
+    else {
+      const r = pairedRatio(cell.local, cell.xa);
+      rows.push(target(name, '≤ 2.00×', { text: `${x2(r.value)}${spread(r)}` }, r.value <= 2));
+    }
+  }
+  // 16. issue 18 item 5: growth to 1,024 shards
+  for (const backend of ['mariadb', 'sqlite']) {
+    const label = backend === 'mariadb' ? 'MariaDB databases on one server' : 'SQLite files';
+    const list = R.growth?.[backend] ?? [];
+    const big = list.find((g) => g.shards === 1024);
+    const small = list.find((g) => g.shards === 16);
+    // A quick run measures 16 and 64 shards only: the 1,024-shard targets are not run then, not failed.
+    const quickOnly = !R.growth?.error && list.length > 0 && !big;
+    const missing = quickOnly ? undefined : { error: R.growth?.error ?? big?.error ?? 'not run' };
+    const ok = big && !big.error;
+    rows.push(target(`1,024 shards (${label}): initialize() time (issue 18)`, '≤ 1 s', ok ? { text: `${n0(big.initMs)} ms` } : missing, ok ? big.initMs <= 1000 : undefined));
+    rows.push(target(`1,024 shards (${label}): process RSS after initialize() (issue 18)`, '≤ 256 MiB', ok ? { text: `${n0(big.rssMiB)} MiB (${n0(big.rssDeltaMiB)} MiB of it for the data source)` } : missing, ok ? big.rssMiB <= 256 : undefined));
+    const cpuNote = backend === 'sqlite' ? "SQLite runs in Node's process: its own COUNT work is included" : '';
+    rows.push(target(`1,024 shards (${label}): a scattered count(), Node CPU per shard (issue 18)`, '≤ 10 µs', ok ? { text: `${f1(big.countCpuUsPerShard)} µs` } : missing, ok ? big.countCpuUsPerShard <= 10 : undefined, cpuNote));
+    const flat = ok && small && !small.error ? big.findOneByUs / small.findOneByUs : undefined;
+    rows.push(target(`findOneBy time, 1,024 / 16 shards (${label}): flat (issue 18)`, '≤ 1.50×', flat === undefined ? missing : { text: `${x2(flat)} (${n0(small.findOneByUs)} → ${n0(big.findOneByUs)} µs)` }, flat === undefined ? undefined : flat <= 1.5));
   }
   return rows;
 }
@@ -447,7 +486,7 @@ export function writeReport(R, dir) {
   const D = R.deepPaging;
   L.push('## 7. Deep paging');
   L.push('');
-  L.push(`\`repo.find({ order: { createdAt: 'DESC', id: 'DESC' }, skip: OFFSET, take: ${D?.page ?? 20} })\` over ${D?.shards ?? 16} shards (${n0(D?.totalRows)} rows) against one unsharded table with the same rows. *Time*: median of ${meta.pagingReps} alternating single queries (time until the rows are returned). *qps*: one client in a closed loop, alternating; unlike the single-query time it also pays for work left running after the result is returned (e.g. streams drained in the background). *Retained peak*: peak of old generation + large objects + external buffers above a gc'd baseline, sampled every ms and after each physical statement — rows a buffering merge holds end up there, rows streamed through die young; *heap peak* also counts young garbage. *Rows the shards send*: each shard gets \`LIMIT offset+count\` and sends min(its rows, offset+count). Memory bounded by shards × page means the retained peak stays flat as OFFSET grows.`);
+  L.push(`\`repo.find({ order: { createdAt: 'DESC', id: 'DESC' }, skip: OFFSET, take: ${D?.page ?? 20} })\` over ${D?.shards ?? 16} shards (${n0(D?.totalRows)} rows) against one unsharded table with the same rows. *Time*: median of ${meta.pagingReps} alternating single queries (time until the rows are returned). *qps*: one client in a closed loop, alternating; unlike the single-query time it also pays for work left running after the result is returned (e.g. streams drained in the background). *Retained peak*: peak of old generation + large objects + external buffers above a gc'd baseline, sampled every ms and after each physical statement — rows a buffering merge holds end up there, rows streamed through die young; *heap peak* also counts young garbage. *Rows the shards send*: a shallow page sends each shard \`LIMIT offset+count\` (min(its rows, offset+count) rows); a deep one is read by windows (\`sharding.pageWindows\`: each shard \`LIMIT rows OFFSET start\` around position offset/16, ± 2·√offset rows), counted from the statements \`explain()\` gives. Memory bounded by shards × page means the retained peak stays flat as OFFSET grows.`);
   L.push('');
   L.push('| OFFSET | sharded ms | unsharded ms | sharded / unsharded time | sharded qps | unsharded qps | sharded retained / heap peak | unsharded retained / heap peak | rows the shards send | same first row | unsharded plan (EXPLAIN) |');
   L.push('|---|---|---|---|---|---|---|---|---|---|---|');
@@ -512,6 +551,23 @@ export function writeReport(R, dir) {
   }
   if (X?.cells) L.push(`\nTotal balance after the runs: ${X.totalIntact ? 'intact' : '**changed**'}. Clients: ${XA_CLIENTS.join(', ')}.`);
   if (X?.error) L.push(`\nfailed: ${X.error}`);
+  L.push('');
+
+  // 10. growth
+  const G = R.growth;
+  L.push('## 10. Growth with the shard count');
+  L.push('');
+  L.push('One `orders` entity over N shards — SQLite files, and MariaDB databases on the benchmark server (one pool of 8 for the server) — each configuration measured in a fresh Node process (`bench/lib/growth-child.mjs`; the schemas are made first, outside the measurement): `initialize()` wall time and the process RSS after it (and the part of it the data source added), `findOneBy({ id })` mean time one call at a time, a scattered `count()`: Node CPU (user + system) per call per shard, and the heap one more cached plan shape keeps. On SQLite the database engine runs inside Node, so its work is in the CPU figure.');
+  L.push('');
+  L.push('| backend | shards | initialize() ms | RSS MiB (data source) | findOneBy µs | count() ms | count() Node CPU µs / shard | plan cache KiB / shape |');
+  L.push('|---|---|---|---|---|---|---|---|');
+  for (const backend of ['sqlite', 'mariadb']) {
+    for (const g of G?.[backend] ?? []) {
+      if (g.error) L.push(`| ${backend} | ${n0(g.shards)} | failed: ${String(g.error).split('\n')[0].replace(/\|/g, '\\|')} | — | — | — | — | — |`);
+      else L.push(`| ${backend} | ${n0(g.shards)} | ${n0(g.initMs)} | ${n0(g.rssMiB)} (${n0(g.rssDeltaMiB)}) | ${n0(g.findOneByUs)} | ${f1(g.countUs / 1000)} | ${f1(g.countCpuUsPerShard)} | ${f1(g.planCacheBytesPerShape / 1024)} |`);
+    }
+  }
+  if (G?.error) L.push(`\nfailed: ${G.error}`);
   L.push('');
 
   L.push('## Method');

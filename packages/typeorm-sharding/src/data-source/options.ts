@@ -79,6 +79,15 @@ export interface ShardingOptions {
    */
   readonly streamThreshold?: number;
   /**
+   * A page spread over several shards with a deep OFFSET is read by windows: each shard sends
+   * the rows around the page's expected place in it (`LIMIT start, rows`, about
+   * `offset / shards ± 2·√offset`) instead of its first `offset + count`, and the page is cut
+   * exactly from them; when the shards' rows are too skewed for the windows to prove the page,
+   * the read runs again the plain way. False: always the plain way (`LIMIT offset + count`).
+   * @default true
+   */
+  readonly pageWindows?: boolean;
+  /**
    * MySQL/MariaDB: a scattered read sends the statements of the shards that share a server as
    * one round trip, a `(…) UNION ALL (…)` with database-qualified table names (PolarDB-X's
    * MERGE_UNION), for every read shape the merge supports: rows, ORDER BY (each server returns
@@ -86,7 +95,9 @@ export interface ShardingOptions {
    * pages. `maxBranches` caps the shards per statement (a server with more gets several
    * statements, run in parallel). `false` sends one statement per shard. `onPhysicalQuery`
    * reports one event per round trip, with the server and the shards it covered.
-   * @default { maxBranches: 16 }
+   * @default { maxBranches: 16 }, raised to ⌈shards of the server / (4 × concurrency)⌉ for a
+   * server with more shards than that (1,024 shards, concurrency 2: 128), so that a scatter
+   * over all of them costs a few round trips per concurrency slot, not one per 16 shards
    */
   readonly coalesce?: boolean | { readonly maxBranches?: number };
   /**

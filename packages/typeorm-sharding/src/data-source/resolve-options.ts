@@ -38,7 +38,11 @@ function positiveInteger(name: string, value: unknown, fallback: number): number
 }
 
 /** ShardingOptions with defaults applied, validated eagerly. */
-export function resolveShardingOptions(options: ShardingOptions = {}): EngineSettings {
+/**
+ * @param widestServer most shards on one server: without an explicit `coalesce.maxBranches`, a
+ *   server with more than 64 × concurrency shards is sent wider UNION ALLs (see `ShardingOptions.coalesce`)
+ */
+export function resolveShardingOptions(options: ShardingOptions = {}, widestServer = 0): EngineSettings {
   const globalConcurrency = options.globalConcurrency === undefined || options.globalConcurrency === Infinity
     ? undefined
     : positiveInteger('globalConcurrency', options.globalConcurrency, 1);
@@ -58,18 +62,25 @@ export function resolveShardingOptions(options: ShardingOptions = {}): EngineSet
   if (options.tables !== undefined && (typeof options.tables !== 'object' || options.tables === null || Array.isArray(options.tables))) {
     throw new ShardingConfigError(`sharding.tables must be an object of table layouts by table name, e.g. { orders: 4 }; got ${JSON.stringify(options.tables)}.`);
   }
+  if (options.pageWindows !== undefined && typeof options.pageWindows !== 'boolean') {
+    throw new ShardingConfigError(`sharding.pageWindows must be true or false; got ${JSON.stringify(options.pageWindows)}.`);
+  }
   const coalesce = options.coalesce ?? true;
   if (typeof coalesce !== 'boolean' && (typeof coalesce !== 'object' || coalesce === null)) {
     throw new ShardingConfigError(`sharding.coalesce must be true, false or { maxBranches }; got ${JSON.stringify(coalesce)}.`);
   }
+  const concurrency = positiveInteger('concurrency', options.concurrency, availableParallelism());
+  // A scatter's round trips, not its rows, are most of its Node CPU: about four statements per concurrency slot.
+  const defaultBranches = Math.max(DEFAULT_MAX_BRANCHES, Math.ceil(widestServer / (4 * concurrency)));
   return {
-    concurrency: positiveInteger('concurrency', options.concurrency, availableParallelism()),
+    concurrency,
     maxInValuesPerQuery: positiveInteger('maxInValuesPerQuery', options.maxInValuesPerQuery, 256),
     pruning: options.pruning ?? true,
     planCacheSize,
     streamThreshold: positiveInteger('streamThreshold', options.streamThreshold, 1000),
+    pageWindows: options.pageWindows ?? true,
     maxSubqueryValues: positiveInteger('maxSubqueryValues', options.maxSubqueryValues, 10_000),
-    coalesce: coalesce === false ? undefined : { maxBranches: positiveInteger('coalesce.maxBranches', coalesce === true ? undefined : coalesce.maxBranches, DEFAULT_MAX_BRANCHES) },
+    coalesce: coalesce === false ? undefined : { maxBranches: positiveInteger('coalesce.maxBranches', coalesce === true ? undefined : coalesce.maxBranches, defaultBranches) },
     globalQueue: globalConcurrency === undefined ? undefined : new PQueue({ concurrency: globalConcurrency }),
     onPhysicalQuery: options.onPhysicalQuery,
   };

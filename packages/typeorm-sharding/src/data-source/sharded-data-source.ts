@@ -17,6 +17,7 @@ import type { ShardConnectionOptions, ShardedDataSourceOptions } from './options
 import { resolveShardingOptions, validateShards } from './resolve-options.js';
 import { MysqlShardingQueryRunner, SqliteShardingQueryRunner } from './sharding-query-runner.js';
 import { detachDriverConnections } from './detached-driver.js';
+import { connectThroughServer, missingDatabases } from './connect-through-server.js';
 import { physicalQueryLog } from '../log/physical-query-log.js';
 import { ShardLogger } from '../log/shard-logger.js';
 import { inTurnWithTransactions, ShardedEntityManager } from './sharded-entity-manager.js';
@@ -237,9 +238,9 @@ export class ShardedDataSource extends DataSource {
   override async initialize(): Promise<this> {
     if (this.configError) throw this.configError;
     if (this.isInitialized) throw new ShardingConfigError('This ShardedDataSource is already initialised.');
-    const settings = resolveShardingOptions(this.shardedOptions.sharding);
-    const shards = this.shardedOptions.shards;
     const topology: Topology = this.layout!.topology;
+    const settings = resolveShardingOptions(this.shardedOptions.sharding, widestServer(topology));
+    const shards = this.shardedOptions.shards;
     const routing = this.layout!.routing;
     this.shardLoggers = shards.map((shard) => new ShardLogger(() => this.logger, shard.name));
     const shardOptions = (i: number) => ({ ...revealPassword(topology.shards[i]!.options), ...SHARD_ONLY, logger: this.shardLoggers[i] }) as unknown as DataSourceOptions;
@@ -260,8 +261,9 @@ export class ShardedDataSource extends DataSource {
           const database = shard.database;
           if (database === undefined) throw new ShardingConfigError(`Shard "${shard.name}" needs \`database\`: the database that holds its tables on its server.`, { shard: shard.name });
           const view = this.serverPools[shard.server]!.databaseView(database);
-          Object.assign(this.shardSources[i]!.driver, { createPool: async () => view });
+          connectThroughServer(this.shardSources[i]!.driver as MysqlDriver, this.serverSources[shard.server]!.driver as MysqlDriver, view);
         });
+        await checkDatabasesExist(topology, this.serverPools);
         if (routing) {
           const servers = topology.servers.map((server, i) => ({ name: server.name, pool: this.serverPools[i]!, source: this.serverSources[i]! }));
           this.routerRuntime = await RouterRuntime.open(routing, servers, (message) => this.logger.log('warn', message));
@@ -451,6 +453,28 @@ const SHARDS_INITIALIZED_AT_ONCE = 16;
  * Initialises DataSources, `atOnce` at a time; on any failure closes those that did connect
  * and throws one `ShardConnectionError` naming every one that failed.
  */
+/** Most shards on one server. */
+function widestServer(topology: Topology): number {
+  const counts = new Array<number>(topology.servers.length).fill(0);
+  for (const shard of topology.shards) counts[shard.server] = (counts[shard.server] ?? 0) + 1;
+  return Math.max(0, ...counts);
+}
+
+/** Every shard's database exists on its server (one query per server), else initialize() fails naming the shards. */
+async function checkDatabasesExist(topology: Topology, pools: readonly ServerPool[]): Promise<void> {
+  const missing: { shard: string; database: string; server: string }[] = [];
+  await Promise.all(
+    topology.servers.map(async (server, s) => {
+      const shards = topology.shards.filter((shard) => shard.server === s);
+      const absent = new Set(await missingDatabases(pools[s]!, shards.map((shard) => shard.database!)));
+      for (const shard of shards) if (absent.has(shard.database!)) missing.push({ shard: shard.name, database: shard.database!, server: server.name });
+    }),
+  );
+  if (missing.length === 0) return;
+  const first = missing[0]!;
+  throw new ShardConnectionError(`Could not connect ${missing.map((m) => `shard ${m.shard}`).join(', ')}: unknown database ${missing.map((m) => `'${m.database}' (server ${m.server})`).join(', ')}. Create it first: CREATE DATABASE \`${first.database}\`.`, { shard: first.shard });
+}
+
 async function initializeAll(sources: readonly DataSource[], nameOf: (index: number) => { readonly label: string; readonly shard: string }, atOnce = Infinity): Promise<void> {
   const failed: { index: number; reason: unknown }[] = [];
   const queue = new PQueue({ concurrency: atOnce });

@@ -7,6 +7,7 @@ import type { MergeSpec } from '../merge/index.js';
 import type { ParameterizedSql } from '../parameterize/index.js';
 import type { CompoundPlan } from '../plan/compound/compound-plan.js';
 import type { PulledSubqueriesPlan, SelectPlan, WhereExistsPlan } from '../plan/plan.js';
+import type { PageWindow } from '../plan/select/page-window.js';
 import type { TransactionControl } from '../plan/transaction-control.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { CopiesStatement } from './copies-result.js';
@@ -29,7 +30,15 @@ export type PhysicalRead =
       readonly deep: boolean;
       /** The plan, when its original text is to be shown to the default shard once (`SelectPlan.checkOriginal`). */
       readonly checkOriginal?: SelectPlan | undefined;
+      /**
+       * A deep page read by windows: `statements` each send their input's window, and the page is
+       * cut from them (`merge/locate-page.ts`); when the windows cannot prove it, `fallback` runs.
+       */
+      readonly window?: { readonly shape: PageWindow; readonly fallback: MergedRead } | undefined;
     };
+
+/** A read whose rows come from several shards. */
+export type MergedRead = Extract<PhysicalRead, { readonly kind: 'merged' }>;
 
 /** The writes of one logical statement. */
 export interface PhysicalWrites {
@@ -90,8 +99,14 @@ export function withStatements(read: PhysicalRead, change: (statement: PhysicalS
     case 'one':
       return { ...read, statement: change(read.statement) };
     case 'merged':
-      return { ...read, statements: read.statements.map(change) };
+      return withMergedStatements(read, (statements) => statements.map(change));
   }
+}
+
+/** A merged read with its statements (and its window's fallback statements) replaced by `change(statements)`. */
+function withMergedStatements(read: MergedRead, change: (statements: readonly PhysicalStatement[]) => PhysicalStatement[]): MergedRead {
+  const changed: MergedRead = { ...read, statements: change(read.statements) };
+  return read.window ? { ...changed, window: { ...read.window, fallback: withMergedStatements(read.window.fallback, change) } } : changed;
 }
 
 /**
@@ -100,7 +115,12 @@ export function withStatements(read: PhysicalRead, change: (statement: PhysicalS
  */
 export function readingExactIntegers(read: PhysicalRead): PhysicalRead {
   const exact = withStatements(read, (s) => ({ ...s, exactIntegers: true }));
-  return exact.kind === 'merged' ? { ...exact, merge: { ...exact.merge, integersAsNumbers: false } } : exact;
+  return exact.kind === 'merged' ? exactMerge(exact) : exact;
+}
+
+function exactMerge(read: MergedRead): MergedRead {
+  const exact: MergedRead = { ...read, merge: { ...read.merge, integersAsNumbers: false } };
+  return read.window ? { ...exact, window: { ...read.window, fallback: exactMerge(read.window.fallback) } } : exact;
 }
 
 /**
@@ -117,6 +137,7 @@ export function withStatementsOf(plan: PhysicalPlan, change: (statements: readon
     case 'one':
       return { ...plan, statement: change([plan.statement])[0]! };
     case 'merged':
+      return withMergedStatements(plan, change);
     case 'writes':
       return { ...plan, statements: change(plan.statements) };
     case 'where-exists':

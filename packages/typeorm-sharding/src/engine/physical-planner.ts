@@ -12,6 +12,7 @@ import { inputOrderOf } from '../merge/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import { bindMerge } from '../plan/select/bind-merge.js';
 import { hasNegativeLimit, isDeepPage, paginationOf, rowsPerInput, type Pagination } from '../plan/select/pagination.js';
+import { pageWindowOf, type PageWindow } from '../plan/select/page-window.js';
 import type { InsertPlan, Plan, SelectPlan, WritePlan } from '../plan/plan.js';
 import { coalesceRead } from '../rewrite/coalesce-read.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
@@ -25,7 +26,7 @@ import type { ShardingRules } from '../rules/index.js';
 import { insertRowsOf } from '../write/insert-rows.js';
 import { insertRowTokens } from '../write/rewrite-insert.js';
 import { routeInsert } from '../write/route-insert.js';
-import type { PhysicalPlan, PhysicalRead, PhysicalWrites } from './physical-plan.js';
+import type { MergedRead, PhysicalPlan, PhysicalRead, PhysicalWrites } from './physical-plan.js';
 
 /** Resolved settings of the engine. */
 export interface EngineSettings extends RouteSettings {
@@ -37,6 +38,11 @@ export interface EngineSettings extends RouteSettings {
   readonly coalesce?: { readonly maxBranches: number } | undefined;
   /** Scattered pages whose offset+count exceed this many rows are streamed from the shards (MySQL). */
   readonly streamThreshold?: number;
+  /**
+   * A deep page over several shards is read by windows around its expected place in each shard
+   * (`plan/select/page-window.ts`), when that is cheaper than `LIMIT offset+count`. @default true
+   */
+  readonly pageWindows?: boolean;
   /** Most distinct values an `IN (SELECT …)` run first may put into its statement. @default 10000 */
   readonly maxSubqueryValues?: number;
   readonly concurrency: number;
@@ -125,18 +131,25 @@ export class PhysicalPlanner {
     const statements = this.routed(p, plan, page, addressing, onlyShards);
     if (statements.length === 0) return { kind: 'no-rows' };
     if (statements.length === 1) return { kind: 'one', statement: statements[0]! };
-    const merged: Extract<PhysicalRead, { kind: 'merged' }> = {
+    const merged: MergedRead = {
       kind: 'merged',
       statements,
       merge: this.settings.bigintForm === 'text' ? { ...bindMerge(plan, p, this.dialect, page), bigintForm: 'text' } : bindMerge(plan, p, this.dialect, page),
       deep: this.dialect === 'mysql' && isDeepPage(page, this.settings.streamThreshold ?? 1000),
       checkOriginal: plan.checkOriginal ? plan : undefined,
     };
-    return perServer ? this.coalesced(merged, plan, page) : merged;
+    if (!perServer) return merged;
+    const plain = this.coalesced(merged, plan, page);
+    // A compound's SELECTs (perServer off) merge their statements themselves: only a read of its own is windowed.
+    // Only deep pages: a shallow one is coalesced into one round trip per server, which windows would undo.
+    const windowed = this.settings.pageWindows !== false && isDeepPage(page, this.settings.streamThreshold ?? 1000);
+    const shape = !windowed ? undefined : pageWindowOf(page, plan.limit?.offsetSlot !== undefined, merged.merge, statements.length);
+    if (!shape) return plain;
+    return { ...merged, deep: false, statements: this.routed(p, plan, page, addressing, onlyShards, shape), window: { shape, fallback: plain } };
   }
 
   /** Routes a SELECT, UPDATE or DELETE of a sharded table and writes each route unit's statement. */
-  private routed(p: ParameterizedSql, plan: SelectPlan | WritePlan, page: Pagination | undefined, addressing: Addressing | undefined, onlyShards?: ReadonlySet<number>): PhysicalStatement[] {
+  private routed(p: ParameterizedSql, plan: SelectPlan | WritePlan, page: Pagination | undefined, addressing: Addressing | undefined, onlyShards?: ReadonlySet<number>, window?: PageWindow): PhysicalStatement[] {
     const rule = this.rules.ruleOf(plan.table)!;
     if (plan.kind === 'write') checkKeyAssignment(plan, p, rule.shardKey!);
     const routedByKey = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings);
@@ -154,6 +167,7 @@ export class PhysicalPlanner {
       scatter,
       limit: select?.limit,
       page,
+      window,
       cutHaving: select?.cutHaving ?? false,
       shardHaving: select?.shardHaving,
       derivedColumns: select?.derivedColumns ?? [],
@@ -196,7 +210,7 @@ export class PhysicalPlanner {
   }
 
   /** One round trip per server for a scattered read, when coalescing is on and the read allows it. */
-  private coalesced(read: Extract<PhysicalRead, { kind: 'merged' }>, plan: SelectPlan, page: Pagination | undefined): PhysicalRead {
+  private coalesced(read: MergedRead, plan: SelectPlan, page: Pagination | undefined): MergedRead {
     const settings = this.settings.coalesce;
     // A deep page streams each shard's rows into the merge, which stops reading at the page's
     // end; one UNION ALL would make the server sort every shard's offset + count rows first.

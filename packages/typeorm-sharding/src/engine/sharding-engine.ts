@@ -6,7 +6,8 @@ import { shardFailure } from '../execute/shard-failure.js';
 import type { ShardTarget } from '../execute/shard-target.js';
 import { shardsHolding } from '../execute/shards-holding.js';
 import { streamStatements } from '../execute/stream-statements.js';
-import { buildMerge, collectRows, type Row } from '../merge/index.js';
+import { buildMerge, collectRows, createRowComparator, type MergeSpec, type Row, type SortKey } from '../merge/index.js';
+import { locatePage } from '../merge/locate-page.js';
 import { ParameterizeCache, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
@@ -160,6 +161,13 @@ export class ShardingEngine {
       case 'one':
         return (await executeStatements([read.statement], this.targets, session, this.executor))[0]!;
       case 'merged': {
+        if (read.window) {
+          const windows = await executeStatements(read.statements, this.targets, session, this.executor);
+          const located = locatePage(windows.map((r) => (r.records ?? []) as Row[]), read.window.shape, createRowComparator(orderOf(read.merge)));
+          if (located.kind === 'unproven') return this.read(read.window.fallback, session);
+          const merge: MergeSpec = { ...read.merge, limit: { offset: located.skip, count: read.window.shape.count } };
+          return rowsResult(await collectRows(buildMerge(merge, located.inputs.map(arrayStream))));
+        }
         if (read.deep && this.canStream(read.statements, session)) {
           return rowsResult(await collectRows(buildMerge(read.merge, streamStatements(read.statements, this.targets, session, this.executor))));
         }
@@ -190,7 +198,7 @@ export class ShardingEngine {
    */
   async stream(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<AsyncIterable<Row>> {
     const work = this.plan(sql, parameters ?? []);
-    if (work.kind === 'merged' && this.dialect === 'mysql' && this.canStream(work.statements, session)) {
+    if (work.kind === 'merged' && !work.window && this.dialect === 'mysql' && this.canStream(work.statements, session)) {
       return withLogicalErrors(buildMerge(work.merge, streamStatements(work.statements, this.targets, session, this.executor)), sql, parameters, this.dialect);
     }
     const result = await this.query(sql, parameters, session);
@@ -303,6 +311,12 @@ export class ShardingEngine {
     const routing = this.settings.routing;
     return routing === undefined ? physical : withStatementsOf(physical, (statements) => routing.attach(statements, p, plan));
   }
+}
+
+/** The sort keys of a windowed read's merge (always an ordered one: see `pageWindowOf`). */
+function orderOf(merge: MergeSpec): readonly SortKey[] {
+  if (merge.kind !== 'ordered') throw new ShardingInternalError('a page window over a merge without ORDER BY', { stage: 'merge' });
+  return merge.orderBy;
 }
 
 async function* arrayStream(rows: readonly Row[]): AsyncIterable<Row> {

@@ -51,6 +51,12 @@ export async function executeStatements(
     if (failed) throw (failed as PromiseRejectedResult).reason;
     return outcomes.map((o) => (o as PromiseFulfilledResult<QueryResult>).value);
   }
+  if (statements.every((s) => targets[s.shard]!.inProcess === true)) {
+    // In-process shards (SQLite) run synchronously: one after the other, stopping at the first failure.
+    const results: QueryResult[] = [];
+    for (const statement of statements) results.push(await runGuarded(statement, targets, session, settings));
+    return results;
+  }
   const results = new Array<QueryResult>(statements.length);
   const window = new PQueue({ concurrency: Math.min(settings.concurrency, statements.length) });
   let failure: unknown;

@@ -43,6 +43,11 @@ export interface ShardTarget {
    */
   readonly executesOnTransactionConnection?: boolean;
   /**
+   * Statements run synchronously in Node's own thread (better-sqlite3): a window of statements
+   * in flight overlaps nothing, so the executor runs them one after the other.
+   */
+  readonly inProcess?: boolean;
+  /**
    * Makes the shard's database the default database of a runner's connection (a pinned
    * transaction connection of its server), for a statement that names tables without it.
    */
@@ -101,7 +106,7 @@ export function dataSourceTarget(name: string, index: number, dataSource: DataSo
     return { ...base, execute: mysqlExecutor(dataSource.driver as MysqlDriver, viaRunner), check: mysqlCheck(poolConnection(dataSource.driver as MysqlDriver)) };
   }
   if (type === 'better-sqlite3') {
-    return { ...base, execute: sqliteExecutor(dataSource.driver as BetterSqlite3Driver), check: sqliteCheck(dataSource.driver as BetterSqlite3Driver), executesOnTransactionConnection: true };
+    return { ...base, execute: sqliteExecutor(dataSource.driver as BetterSqlite3Driver), check: sqliteCheck(dataSource.driver as BetterSqlite3Driver), executesOnTransactionConnection: true, inProcess: true };
   }
   return { ...base, execute: viaRunner, check: async () => undefined };
 }
@@ -254,6 +259,9 @@ function sqliteExecutor(driver: BetterSqlite3Driver): Execute {
   };
 }
 
+/** The integer mode each prepared statement was last given (setting it is a call into the addon). */
+const integerModes = new WeakMap<SqliteStatement, boolean>();
+
 function runSqlite(driver: BetterSqlite3Driver, statements: Map<string, SqliteStatement>, sql: string, values: readonly unknown[], exactIntegers: boolean): QueryResult {
   const db = driver.databaseConnection as { prepare(sql: string): SqliteStatement };
   let statement = statements.get(sql);
@@ -265,7 +273,10 @@ function runSqlite(driver: BetterSqlite3Driver, statements: Map<string, SqliteSt
   const result = new QueryResult();
   if (statement.reader) {
     // Prepared statements are shared: the integer mode is set on every call.
-    statement.safeIntegers(exactIntegers);
+    if (integerModes.get(statement) !== exactIntegers) {
+      statement.safeIntegers(exactIntegers);
+      integerModes.set(statement, exactIntegers);
+    }
     const rows = statement.all(...values);
     result.raw = rows;
     result.records = rows;

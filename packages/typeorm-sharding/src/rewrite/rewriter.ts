@@ -22,7 +22,8 @@ import { inListTokens } from './tokens/in-list.js';
 import { itemAliasTokens } from './tokens/item-aliases.js';
 import { qualifyTokens } from './tokens/qualify.js';
 import { tableNameTokens, type LayoutNaming } from './tokens/table-names.js';
-import { rowCountTokens } from './tokens/row-count.js';
+import { rowCountTokens, windowTokens } from './tokens/row-count.js';
+import type { PageWindow } from '../plan/select/page-window.js';
 
 /** Each unit's statement names its tables with its shard's database: where, and which database. */
 export interface Addressing {
@@ -40,6 +41,8 @@ export interface RewriteContext {
   /** The statement's LIMIT slots and its page (see `plan/select/pagination.ts`); undefined without LIMIT. */
   readonly limit: LimitPlan | undefined;
   readonly page: Pagination | undefined;
+  /** A deep page read by windows: each unit's LIMIT is the window's, not `offset+count` from row 0. */
+  readonly window?: PageWindow | undefined;
   /** Remove the outer HAVING: groups span shards and the merge evaluates it on whole groups. */
   readonly cutHaving: boolean;
   /** With `cutHaving`: the HAVING the shards keep instead (terms over group keys only). */
@@ -62,7 +65,7 @@ export function statementTokens(ctx: RewriteContext): SqlToken[] {
   if (!ctx.scatter) return [];
   const { p, dialect } = ctx;
   const tokens: SqlToken[] = [];
-  if (ctx.limit && ctx.page) tokens.push(...rowCountTokens(p, ctx.limit, ctx.page, dialect));
+  if (ctx.limit && ctx.page) tokens.push(...(ctx.window ? windowTokens(p, ctx.limit, ctx.window) : rowCountTokens(p, ctx.limit, ctx.page, dialect)));
   tokens.push(...itemAliasTokens(p, dialect, ctx.itemAliases));
   if (ctx.derivedColumns.length > 0 || ctx.extraGroupBy.length > 0 || ctx.cutHaving) {
     const clauses = topLevelClauses(p, dialect);

@@ -1,3 +1,4 @@
+import { ShardingInternalError } from '../../errors/index.js';
 import type { ParameterizedSql, SqlDialect, ValueSlot } from '../../parameterize/index.js';
 import { shardRowCount, type Pagination } from '../../plan/select/pagination.js';
 import type { LimitPlan } from '../../plan/plan.js';
@@ -11,6 +12,15 @@ export function rowCountTokens(p: ParameterizedSql, limit: LimitPlan, page: Pagi
   const tokens = [slotToken(p.slots[limit.countSlot]!, shardRowCount(page, dialect))];
   if (limit.offsetSlot !== undefined) tokens.push(slotToken(p.slots[limit.offsetSlot]!, '0'));
   return tokens;
+}
+
+/**
+ * The LIMIT of one input of a page read by windows (`plan/select/page-window.ts`): `rows` rows
+ * from position `start`, the same for every input.
+ */
+export function windowTokens(p: ParameterizedSql, limit: LimitPlan, window: { readonly start: number; readonly rows: number }): SqlToken[] {
+  if (limit.offsetSlot === undefined) throw new ShardingInternalError('a page window for a LIMIT without an OFFSET', { stage: 'rewrite', sql: p.sql });
+  return [slotToken(p.slots[limit.countSlot]!, String(window.rows)), slotToken(p.slots[limit.offsetSlot]!, String(window.start))];
 }
 
 /** A LIMIT slot set to `value`: literal text is replaced, a `?` gets a new parameter value. */

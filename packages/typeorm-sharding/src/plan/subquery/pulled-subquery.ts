@@ -11,7 +11,7 @@
 import { UnsupportedShardingError } from '../../errors/index.js';
 import { parameterize, type ParameterizedSql, type SqlDialect } from '../../parameterize/index.js';
 import type { ShardingRules } from '../../rules/index.js';
-import { parseStatement } from '../nodes/from-parser.js';
+import { parseStatement, UnsupportedConstructError } from '../nodes/from-parser.js';
 import type { PulledSubqueriesPlan, PulledSubquery } from '../plan.js';
 import { valueBindingOf } from './pulled-binding.js';
 import type { DeleteNode, SelectNode, SqlNode, UpdateNode } from '../nodes/sql-node.js';
@@ -129,7 +129,9 @@ export function pulledInsertPlan(p: ParameterizedSql, rules: ShardingRules, dial
       query = parseStatement(parameterize(text, p.parameters.slice(span.firstParameter, span.endParameter), dialect).parserSql);
     } catch (cause) {
       if (!mentionsDistributedTable(text, dialect, rules)) continue;
-      throw new UnsupportedShardingError(`A subquery of this INSERT over sharded or broadcast tables cannot be analysed: ${(cause as Error).message}`, { sql: p.sql, cause });
+      // The parser's own message lists its grammar's tokens; the user is told what to change instead.
+      const why = cause instanceof UnsupportedConstructError ? `typeorm-sharding does not plan ${cause.construct}` : 'its SQL parser cannot read it';
+      throw new UnsupportedShardingError(`A subquery of this INSERT over sharded or broadcast tables cannot be analysed (${why}); rephrase it, or select its rows first and insert them.`, { sql: p.sql, cause });
     }
     if (query?.kind !== 'select') continue;
     const tables = new Set(tableRefsOf(query, rules).map((r) => r.rule?.distribution ?? 'unsharded'));

@@ -130,6 +130,12 @@ describe('constructs no route answers', () => {
     expect(refusal(sql)).toMatch(message);
   });
 
+  it('`SELECT BINARY x` is refused (the grammar reads it as a column BINARY named x); a column named binary is not', () => {
+    expect(refusal('SELECT BINARY note FROM orders WHERE id = 1')).toMatch(/BINARY operator.*CAST\(x AS BINARY\)/);
+    expect(plan('SELECT CAST(note AS BINARY) AS b FROM orders WHERE id = 1')).toMatchObject({ kind: 'select' });
+    expect(plan('SELECT `binary` `b` FROM orders WHERE id = 1')).toMatchObject({ kind: 'select' });
+  });
+
   it('keeps select options that change no result (each shard applies them)', () => {
     expect(plan('SELECT SQL_NO_CACHE id FROM orders WHERE id IN (1, 2)')).toMatchObject({ kind: 'select', condition: { kind: 'values' } });
   });

@@ -96,6 +96,9 @@ function parenthesisDepthOf(text: string): number {
   return max;
 }
 
+/** The parser text being converted (for the few misreadings told apart by the text). */
+let parsing = '';
+
 /** Expression levels being converted now (see {@link MAX_NESTING}). */
 let nesting = 0;
 /** True while the expression converted next is a WHERE / ON condition or a link of its AND / OR chain. */
@@ -124,6 +127,7 @@ export function parseStatement(parserSql: string): StatementNode | undefined {
   // The grammar recurses once per parenthesis: a text nested deeper is refused before it is read.
   if (parenthesisDepthOf(parserSql) > MAX_NESTING) refuse(TOO_DEEP);
   const { text, nulls } = stripNullsOrdering(parserSql);
+  parsing = text;
   let tree: unknown;
   try {
     tree = parser.astify(text, { database: 'MySQL' });
@@ -241,8 +245,16 @@ function selectOf(raw: Raw): SelectNode {
 
 function selectItemOf(raw: Raw): SelectItem {
   expectFields(raw, ['expr', 'as', 'type'], 'a select item');
+  // The grammar reads `SELECT BINARY x` as the column BINARY named x: the operator is refused.
+  const expr = isRaw(raw.expr) ? raw.expr : undefined;
+  if (expr?.type === 'column_ref' && absent(expr.table) && String(expr.column).toUpperCase() === 'BINARY' && !absent(raw.as) && UNQUOTED_BINARY.test(parsing)) {
+    refuse('the BINARY operator in a select item (the SQL parser reads `BINARY x` as a column named BINARY; write CAST(x AS BINARY) instead)');
+  }
   return { expr: exprOf(raw.expr), alias: nameOf(raw.as) };
 }
+
+/** The keyword BINARY outside quotes (the parser text quotes every name in backticks). */
+const UNQUOTED_BINARY = /(^|[^`\w])BINARY\s+[`:(\w]/i;
 
 function groupByOf(value: unknown): { groupBy: SqlNode[]; rollup: boolean } {
   if (absent(value)) return { groupBy: [], rollup: false };

@@ -92,15 +92,17 @@ describe('windows', () => {
 });
 
 describe('EXISTS', () => {
-  it('refuses an uncorrelated EXISTS over a sharded table, naming the fix (the issue: it counted per shard)', () => {
-    const message = refusal('SELECT COUNT(*) FROM orders WHERE EXISTS (SELECT 1 FROM orders WHERE buyerId > 99)');
-    expect(message).toMatch(/EXISTS \(SELECT … FROM "orders" …\) is not correlated with the outer query on the shard key/);
-    expect(message).toMatch(/\(SELECT COUNT\(\*\) FROM … WHERE …\) > 0/);
-    expect(message).not.toMatch(/join/);
+  it('an uncorrelated EXISTS beside a sharded table runs first across the shards (the issue: it counted per shard)', () => {
+    expect(plan('SELECT COUNT(*) FROM orders WHERE EXISTS (SELECT 1 FROM orders WHERE buyerId > 99)')).toMatchObject({ kind: 'pulled', subqueries: [{ use: 'exists' }], reach: 'every-shard' });
+    expect(plan('SELECT o.id FROM orders o WHERE NOT EXISTS (SELECT * FROM order_items i WHERE i.qty > 9)')).toMatchObject({ kind: 'pulled', subqueries: [{ use: 'exists' }] });
   });
 
-  it('an uncorrelated EXISTS with other aliases is not called a join either', () => {
-    expect(refusal('SELECT o.id FROM orders o WHERE EXISTS (SELECT 1 FROM order_items i WHERE i.qty > 9)')).toMatch(/EXISTS .* not correlated/);
+  it('one that cannot run first is refused naming the construct and the fix: in a statement with a CTE, or unaliased in the select list', () => {
+    const message = refusal('WITH t AS (SELECT id FROM orders) SELECT COUNT(*) FROM t WHERE EXISTS (SELECT 1 FROM order_items WHERE qty > 99)');
+    expect(message).toMatch(/EXISTS \(SELECT … FROM "order_items" …\) is not correlated with the outer query on the shard key/);
+    expect(message).toMatch(/\(SELECT COUNT\(\*\) FROM … WHERE …\) > 0/);
+    expect(message).not.toMatch(/join/);
+    expect(refusal('SELECT o.id, EXISTS (SELECT 1 FROM order_items i WHERE i.qty > 9) FROM orders o')).toMatch(/alias with AS/);
   });
 
   it('EXISTS and NOT EXISTS correlated on the shard key are shard-local', () => {

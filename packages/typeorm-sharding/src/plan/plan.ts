@@ -201,8 +201,12 @@ export interface SessionPlan {
 export interface PulledSubquery {
   /** Its place among the statement's parenthesised SELECTs, in text order (see `subquerySpans`). */
   readonly ordinal: number;
-  /** `list`: `x [NOT] IN (SELECT …)` becomes `x [NOT] IN (v1, v2, …)`; `scalar`: `(SELECT …)` becomes its one value. */
-  readonly use: 'list' | 'scalar';
+  /**
+   * `list`: `x [NOT] IN (SELECT …)` becomes `x [NOT] IN (v1, v2, …)`; `scalar`: `(SELECT …)`
+   * becomes its one value; `exists`: `[NOT] EXISTS (SELECT …)` becomes `[NOT] EXISTS` of a
+   * constant subquery with a row or without one (its `binding` is not used).
+   */
+  readonly use: 'list' | 'scalar' | 'exists';
   /** It has ORDER BY: its first row is defined (SQLite answers a scalar subquery with its first row). */
   readonly ordered: boolean;
   readonly binding: ValueBinding;

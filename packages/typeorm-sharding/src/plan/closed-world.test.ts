@@ -24,8 +24,8 @@ function refusal(sql: string, dialect: SqlDialect = 'mysql'): string {
 }
 
 /** The reason a select plan gives for not merging over several shards (raised only then). */
-function unmergeable(sql: string): string | undefined {
-  const p = plan(sql);
+function unmergeable(sql: string, dialect: SqlDialect = 'mysql'): string | undefined {
+  const p = plan(sql, dialect);
   if (p.kind !== 'select') throw new Error(`not a select plan: ${p.kind}`);
   return p.unmergeable;
 }
@@ -152,6 +152,14 @@ describe('constructs no route answers', () => {
 describe('refusals that say what to fix', () => {
   it('an ORDER BY key whose order the server decides is named', () => {
     expect(unmergeable('SELECT id FROM orders ORDER BY id, COALESCE(?, note)')).toMatch(/ORDER BY item 2 \(COALESCE\(\?, `note`\)\)/);
+  });
+
+  it('ROUND() and the like of a floating-point SUM / AVG are refused (the shards add in another order); of an exact one, planned', () => {
+    expect(unmergeable('SELECT ROUND(SUM(CAST(qty AS DOUBLE)), 1) AS r FROM order_items', 'sqlite')).toMatch(/ROUND\(\) to a floating-point aggregate.*CAST the column AS DECIMAL/);
+    expect(unmergeable('SELECT FLOOR(AVG(CAST(qty AS DOUBLE))) AS r FROM order_items', 'mysql')).toMatch(/FLOOR\(\) to a floating-point aggregate/);
+    expect(unmergeable('SELECT ROUND(SUM(qty), 1) AS r FROM order_items', 'mysql')).toBeUndefined();
+    expect(unmergeable('SELECT ROUND(SUM(qty), 1) AS r FROM order_items', 'sqlite')).toBeUndefined();
+    expect(unmergeable('SELECT ROUND(MAX(CAST(qty AS DOUBLE)), 1) AS r FROM order_items', 'sqlite')).toBeUndefined();
   });
 
   it('multi-table UPDATE / DELETE names the alternative', () => {

@@ -293,6 +293,21 @@ describe.each(backends)('pulled-out subqueries equal one database (%s)', (backen
     });
   });
 
+  describe('uncorrelated EXISTS runs first', () => {
+    it('EXISTS / NOT EXISTS over a sharded table: answered for the whole statement, not per shard', async () => {
+      // s1 items live on a few shards only: per shard, EXISTS would count only those shards' orders.
+      for (const sku of ['s1', 'none']) {
+        await same('SELECT COUNT(*) AS c FROM orders WHERE EXISTS (SELECT 1 FROM order_items WHERE sku = ? AND orderId = 7)', [sku]);
+        await same('SELECT id FROM orders WHERE NOT EXISTS (SELECT * FROM order_items WHERE sku = ? AND orderId = 7) ORDER BY id', [sku]);
+        await same('SELECT id, EXISTS (SELECT 1 FROM order_items WHERE sku = ? AND orderId = 7) AS e FROM orders WHERE id IN (1, 2, 3) ORDER BY id', [sku]);
+      }
+    });
+
+    it('an unaliased EXISTS item is refused (its column is named after the text)', async () => {
+      await expect(fx.sharded.query('SELECT id, EXISTS (SELECT 1 FROM order_items) FROM orders')).rejects.toThrow(/alias with AS/);
+    });
+  });
+
   describe('refused with the fix', () => {
     it('a correlated subquery names the outer column', async () => {
       await expect(fx.sharded.query('SELECT o.id FROM orders o WHERE o.amount IN (SELECT i.orderId FROM order_items i WHERE i.orderId = o.id)')).rejects.toThrow(UnsupportedShardingError);

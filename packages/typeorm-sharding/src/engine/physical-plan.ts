@@ -4,7 +4,7 @@
  * asks whether there is one.
  */
 import type { MergeSpec } from '../merge/index.js';
-import type { ParameterizedSql } from '../parameterize/index.js';
+import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { CompoundPlan } from '../plan/compound/compound-plan.js';
 import type { PulledSubqueriesPlan, SelectPlan, WhereExistsPlan } from '../plan/plan.js';
 import type { PageWindow } from '../plan/select/page-window.js';
@@ -110,10 +110,12 @@ function withMergedStatements(read: MergedRead, change: (statements: readonly Ph
 }
 
 /**
- * The read with SQLite integers read as stored (bigint), for a subquery whose values are
- * written back into a statement's text: the merge then keeps them exact too.
+ * The read with values read as stored, for a subquery whose values are written back into a
+ * statement's text. SQLite: integers as bigint (the merge then keeps them exact too). MySQL:
+ * dates and times as the server's text (see `PhysicalStatement.serverText`).
  */
-export function readingExactIntegers(read: PhysicalRead): PhysicalRead {
+export function readingExactValues(read: PhysicalRead, dialect: SqlDialect): PhysicalRead {
+  if (dialect === 'mysql') return withStatements(read, (s) => ({ ...s, serverText: true }));
   const exact = withStatements(read, (s) => ({ ...s, exactIntegers: true }));
   return exact.kind === 'merged' ? exactMerge(exact) : exact;
 }

@@ -152,7 +152,7 @@ export class PhysicalPlanner {
   private routed(p: ParameterizedSql, plan: SelectPlan | WritePlan, page: Pagination | undefined, addressing: Addressing | undefined, onlyShards?: ReadonlySet<number>, window?: PageWindow): PhysicalStatement[] {
     const rule = this.rules.ruleOf(plan.table)!;
     if (plan.kind === 'write') checkKeyAssignment(plan, p, rule.shardKey!);
-    const routedByKey = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings);
+    const routedByKey = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings, plan.prunableOrs);
     const route = onlyShards && routedByKey.kind === 'units' ? onlyUnits(routedByKey.units.filter((u) => onlyShards.has(u.shard))) : routedByKey;
     if (route.kind === 'nowhere') {
       // Nothing can match, but `SELECT COUNT(*) …` still answers one row (0, NULLs): any shard gives it.
@@ -176,6 +176,7 @@ export class PhysicalPlanner {
       addressing,
       layout: this.layoutOf(p),
       exactIntegers: scatter && select?.exactIntegers === true,
+      prunableOrs: plan.prunableOrs,
     });
   }
 

@@ -23,6 +23,11 @@ const EMPTY: Readonly<Record<SqlDialect, string>> = {
   sqlite: '(SELECT NULL WHERE 1 = 0)',
 };
 
+/** What takes the place of an EXISTS subquery's `(SELECT …)` once it is known whether it has a row. */
+export function existsReplacement(hasRow: boolean, dialect: SqlDialect): string {
+  return hasRow ? '(SELECT 1)' : EMPTY[dialect];
+}
+
 /** Two rows: MySQL raises its own "Subquery returns more than 1 row" where it evaluates it. */
 export const TWO_ROWS = '(SELECT NULL UNION ALL SELECT NULL)';
 

@@ -14,7 +14,7 @@ import { ShardingInternalError } from '../errors/index.js';
 import { spliceSql, type ParameterizedSql, type SqlDialect, type SqlEdit } from '../parameterize/index.js';
 import type { PulledSubqueriesPlan } from '../plan/plan.js';
 import { subquerySpansOf, type SubquerySpan } from '../plan/subquery/subquery-spans.js';
-import { checkPartnerSlots, MORE_THAN_ONE_ROW, replacementOf } from './pulled-values.js';
+import { checkPartnerSlots, existsReplacement, MORE_THAN_ONE_ROW, replacementOf } from './pulled-values.js';
 import type { ExplainedStatement } from './sharding-engine.js';
 
 /** What running a pulled-subquery plan needs from the engine. */
@@ -45,6 +45,13 @@ export async function withSubqueryValues(plan: PulledSubqueriesPlan, p: Paramete
   for (const [i, subquery] of plan.subqueries.entries()) {
     const span = spans[i]!;
     const result = await engine.run(p.sql.slice(span.open + 1, span.close), p.parameters.slice(span.firstParameter, span.endParameter), true);
+    if (subquery.use === 'exists') {
+      const text = existsReplacement((result.records ?? []).length > 0, engine.dialect);
+      edits.push({ start: span.open, end: span.close + 1, text });
+      parameters.push(...p.parameters.slice(next, span.firstParameter));
+      next = span.endParameter;
+      continue;
+    }
     const values = firstColumnOf(result, p.sql);
     if (subquery.use === 'scalar' && values.length > 1 && engine.dialect === 'mysql') await engine.run(MORE_THAN_ONE_ROW, [], false);
     const replacement = replacementOf(subquery, values, engine.dialect, engine.maxValues, span);

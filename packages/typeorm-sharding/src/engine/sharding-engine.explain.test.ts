@@ -83,9 +83,10 @@ const CASES: readonly ExplainCase[] = [
     name: 'where: [{ id: 1 }, { id: 2 }]',
     query: 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE ((((`Order`.`id` = ?))) OR (((`Order`.`id` = ?))))',
     parameters: [1, 2],
+    // Each shard gets only its own term of the OR.
     statements: [
-      ['s1', 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE ((((`Order`.`id` = ?))) OR (((`Order`.`id` = ?))))', [1, 2]],
-      ['s2', 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE ((((`Order`.`id` = ?))) OR (((`Order`.`id` = ?))))', [1, 2]],
+      ['s1', 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE ((((`Order`.`id` = ?))) )', [1]],
+      ['s2', 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` WHERE ( (((`Order`.`id` = ?))))', [2]],
     ],
   },
   {

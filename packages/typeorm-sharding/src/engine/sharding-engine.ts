@@ -19,7 +19,7 @@ import { indexedWrite, lookupSiteOf, lookupValuesOf, maintainIndexes, ownerShard
 import type { Plan } from '../plan/plan.js';
 import { copiesResult } from './copies-result.js';
 import { asLogicalError, withLogicalErrors } from './logical-error.js';
-import { readingExactIntegers, statementsOf, withStatementsOf, type PhysicalPlan, type PhysicalRead, type PhysicalWrites } from './physical-plan.js';
+import { readingExactValues, statementsOf, withStatementsOf, type PhysicalPlan, type PhysicalRead, type PhysicalWrites } from './physical-plan.js';
 import { PhysicalPlanner, type EngineSettings } from './physical-planner.js';
 import { rowsResult, writesResult } from './query-result.js';
 import { explainCompound, runCompound, type CompoundHost } from './run-compound.js';
@@ -110,7 +110,7 @@ export class ShardingEngine {
   }
 
   /**
-   * `exact`: SQLite values read as stored (INTEGER as bigint), for a subquery whose values are written back.
+   * `exact`: values read as stored (SQLite INTEGER as bigint, MySQL dates as the server's text), for a subquery whose values are written back.
    * `maintained`: a write whose global indexes are taken care of (the lookup rows are written beside it).
    */
   private async run(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession, exact = false, maintained = false): Promise<QueryResult> {
@@ -150,7 +150,7 @@ export class ShardingEngine {
       case 'no-rows':
       case 'one':
       case 'merged':
-        return this.read(exact && this.dialect === 'sqlite' ? readingExactIntegers(work) : work, session);
+        return this.read(exact ? readingExactValues(work, this.dialect) : work, session);
     }
   }
 

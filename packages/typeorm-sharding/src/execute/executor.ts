@@ -7,7 +7,8 @@ import { noteBranchWrite } from '../session/commit-protocol.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { shardFailure } from './shard-failure.js';
 import { withoutDatabase } from '../rewrite/address-shard.js';
-import { ON_PRIMARY, type ShardTarget } from './shard-target.js';
+import { ON_PRIMARY, queryTimeoutOf, type ShardTarget } from './shard-target.js';
+import { queryWithServerText } from './server-text.js';
 import { isAttachedRunner } from './attached-runner.js';
 import { placementOf, type NodePlacement } from './routing/node-placement.js';
 import { changesData } from '../router/lag/capture-gtid.js';
@@ -124,13 +125,13 @@ async function runOne(statement: PhysicalStatement, targets: readonly ShardTarge
     const result = runner && isAttachedRunner(runner)
       ? await runner.runsOn.execute(runner.rewrite(statement.sql, statement.parameters), statement.parameters, session.mode, { exactIntegers: statement.exactIntegers })
       : direct
-      ? await target.execute(statement.sql, statement.parameters, session.mode, { exactIntegers: statement.exactIntegers, unqualified, route: statement.route, placed })
+      ? await target.execute(statement.sql, statement.parameters, session.mode, { exactIntegers: statement.exactIntegers, serverText: statement.serverText, unqualified, route: statement.route, placed })
       : unqualified && target.useDatabaseOn
         ? await session.exclusive(runner, async () => {
             await target.useDatabaseOn!(runner);
-            return (await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult;
+            return onRunner(runner, statement, target);
           })
-        : ((await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult);
+        : await onRunner(runner, statement, target);
     if (routed) {
       target.nodes!.complete(routed, { result: result.raw });
       if (runner && changesData(routed.kind, result.raw)) noteBranchWrite(runner);
@@ -153,6 +154,12 @@ async function runOne(statement: PhysicalStatement, targets: readonly ShardTarge
     throw shardFailure(failure, { shard: target.name, physicalQuery: withoutDatabase(statement.sql, database), physicalParameters: statement.parameters });
   }
   throw shardFailure(failure, { shard: target.name, physicalQuery: statement.sql, physicalParameters: statement.parameters });
+}
+
+/** A statement on a transaction's runner; one that reads dates as the server's text goes to the runner's connection itself. */
+async function onRunner(runner: QueryRunner, statement: PhysicalStatement, target: ShardTarget): Promise<QueryResult> {
+  if (statement.serverText === true) return queryWithServerText(runner, statement.sql, statement.parameters, queryTimeoutOf(target.dataSource));
+  return (await runner.query(statement.sql, statement.parameters as unknown[], true)) as QueryResult;
 }
 
 /** The transaction's connection of the target's server; a routed statement that cannot get it is completed with the failure. */

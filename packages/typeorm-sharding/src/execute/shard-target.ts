@@ -1,5 +1,6 @@
 import { QueryFailedError, QueryResult, type DataSource, type QueryRunner, type ReplicationMode } from 'typeorm';
 import { ShardingError } from '../errors/index.js';
+import { mysqlQuery, queryWithServerText, rawResult, type MysqlQueryOptions } from './server-text.js';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver.js';
 import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver.js';
 import type { PooledConnection, ServerPool } from '../servers/server-pool.js';
@@ -63,6 +64,8 @@ export interface ShardTarget {
 export interface ExecuteOptions {
   /** SQLite: INTEGER values as bigint (see `PhysicalStatement.exactIntegers`). */
   readonly exactIntegers?: boolean;
+  /** MySQL: dates and times as the server's text (see `PhysicalStatement.serverText`). */
+  readonly serverText?: boolean;
   /**
    * The statement names tables without their database: run it on a connection whose default
    * database is the shard's (a server's connections are shared by its shards).
@@ -85,9 +88,11 @@ export interface ExecuteOptions {
  * as the runner would raise it: a `QueryFailedError` of the statement and the driver's error.
  */
 export function dataSourceTarget(name: string, index: number, dataSource: DataSource): ShardTarget {
-  const viaRunner = async (sql: string, parameters: readonly unknown[], mode: ReplicationMode): Promise<QueryResult> => {
+  const timeout = queryTimeoutOf(dataSource);
+  const viaRunner = async (sql: string, parameters: readonly unknown[], mode: ReplicationMode, executeOptions?: ExecuteOptions): Promise<QueryResult> => {
     const runner = dataSource.driver.createQueryRunner(mode);
     try {
+      if (executeOptions?.serverText === true) return await queryWithServerText(runner, sql, parameters, timeout);
       return (await runner.query(sql, parameters as unknown[], true)) as QueryResult;
     } finally {
       await runner.release();
@@ -119,9 +124,10 @@ export function dataSourceTarget(name: string, index: number, dataSource: DataSo
 export function serverShardTarget(name: string, index: number, database: string, server: ServerPool, serverSource: DataSource, shardSource: DataSource, nodes?: ServerNodes): ShardTarget {
   const driver = serverSource.driver as MysqlDriver;
   const options = driver.options as { enableQueryTimeout?: boolean; maxQueryExecutionTime?: number };
-  const viaRunner = async (sql: string, parameters: readonly unknown[], mode: ReplicationMode, unqualified: boolean): Promise<QueryResult> => {
+  const viaRunner = async (sql: string, parameters: readonly unknown[], mode: ReplicationMode, unqualified: boolean, serverText: boolean): Promise<QueryResult> => {
     const runner = (unqualified ? shardSource : serverSource).driver.createQueryRunner(mode);
     try {
+      if (serverText) return await queryWithServerText(runner, sql, parameters, queryTimeoutOf(serverSource));
       return (await runner.query(sql, parameters as unknown[], true)) as QueryResult;
     } finally {
       await runner.release();
@@ -140,15 +146,16 @@ export function serverShardTarget(name: string, index: number, database: string,
       const unqualified = executeOptions?.unqualified === true;
       if (nodes) {
         try {
-          return resultOf(await nodes.query(sql, parameters, unqualified ? database : undefined, executeOptions?.route ?? ON_PRIMARY, mode, executeOptions?.placed));
+          return resultOf(await nodes.query(sql, parameters, unqualified ? database : undefined, executeOptions?.route ?? ON_PRIMARY, mode, executeOptions?.placed, executeOptions?.serverText));
         } catch (error) {
           if (error instanceof ShardingError) throw error;
           throw new QueryFailedError(sql, parameters as unknown[], error as Error);
         }
       }
-      if (options.enableQueryTimeout && options.maxQueryExecutionTime) return viaRunner(sql, parameters, mode, unqualified);
+      const serverText = executeOptions?.serverText === true;
+      if (options.enableQueryTimeout && options.maxQueryExecutionTime) return viaRunner(sql, parameters, mode, unqualified, serverText);
       try {
-        return resultOf(await server.query(sql, parameters, unqualified ? database : undefined));
+        return resultOf(await server.query(sql, parameters, unqualified ? database : undefined, serverText));
       } catch (error) {
         throw new QueryFailedError(sql, parameters as unknown[], error as Error);
       }
@@ -161,13 +168,12 @@ export function serverShardTarget(name: string, index: number, database: string,
 /** What the router is told of a statement the engine sent without a descriptor (schema probes): it runs on the primary. */
 export const ON_PRIMARY: StatementDescriptor = Object.freeze({ kind: 'other' });
 
-/** A driver's raw result as TypeORM's runner wraps it. */
-function resultOf(raw: unknown): QueryResult {
-  const result = new QueryResult();
-  result.raw = raw;
-  if (Array.isArray(raw)) result.records = raw;
-  else if (raw && typeof raw === 'object' && 'affectedRows' in raw) result.affected = (raw as { affectedRows: number }).affectedRows;
-  return result;
+const resultOf = rawResult;
+
+/** TypeORM's query timeout of a MySQL DataSource (`maxQueryExecutionTime` with `enableQueryTimeout`), which its runner sends per query. */
+export function queryTimeoutOf(dataSource: DataSource): number | undefined {
+  const options = dataSource.options as { enableQueryTimeout?: boolean; maxQueryExecutionTime?: number };
+  return options.enableQueryTimeout && options.maxQueryExecutionTime ? options.maxQueryExecutionTime : undefined;
 }
 
 /** MySQL's error for a statement the prepared-statement protocol does not take (it says nothing of the syntax). */
@@ -220,21 +226,23 @@ function sqliteCheck(driver: BetterSqlite3Driver): ShardTarget['check'] {
 type Execute = ShardTarget['execute'];
 
 interface MysqlPool {
-  query(sql: string, values: unknown, callback: (error: Error | null, raw: unknown) => void): void;
+  query(sql: string | MysqlQueryOptions, values: unknown, callback: (error: Error | null, raw: unknown) => void): void;
 }
 
 function mysqlExecutor(driver: MysqlDriver, fallback: Execute): Execute {
   const options = driver.options as { enableQueryTimeout?: boolean; maxQueryExecutionTime?: number };
-  return (sql, parameters, mode) => {
+  return (sql, parameters, mode, executeOptions) => {
     const pool = (driver as unknown as { pool?: MysqlPool; poolCluster?: unknown }).pool;
+    const serverText = executeOptions?.serverText === true;
     if (!pool || (driver as unknown as { poolCluster?: unknown }).poolCluster || (options.enableQueryTimeout && options.maxQueryExecutionTime)) {
-      return fallback(sql, parameters, mode);
+      return fallback(sql, parameters, mode, executeOptions);
     }
     return new Promise((resolve, reject) => {
-      pool.query(sql, parameters, (error, raw) => (error ? reject(new QueryFailedError(sql, parameters as unknown[], error)) : resolve(resultOf(raw))));
+      pool.query(mysqlQuery(sql, { serverText }), parameters, (error, raw) => (error ? reject(new QueryFailedError(sql, parameters as unknown[], error)) : resolve(resultOf(raw))));
     });
   };
 }
+
 
 interface SqliteStatement {
   readonly reader: boolean;

@@ -2,6 +2,8 @@ import { UnreadableStatementError, UnsupportedShardingError } from '../errors/in
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { ShardingRules } from '../rules/index.js';
 import { parseStatement, ParserSyntaxError, UnsupportedConstructError } from './nodes/from-parser.js';
+import { userOffsetOf } from './nodes/parser-position.js';
+import { lexerRoutedPlan } from './routing/lexer-route.js';
 import { analyzeCompound } from './compound/analyze-compound.js';
 import { analyzeDdl, analyzePragma } from './ddl/analyze-ddl.js';
 import { analyzeInsert } from './write/analyze-insert.js';
@@ -23,11 +25,13 @@ const DDL_VERBS = new Set(['CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'COM
  * Where the parser stopped, in words a user recognises: the text around the offset, values
  * shown as `?` and quoting dropped (never the grammar's list of expected tokens).
  */
-function nearText(parserSql: string, offset: number | undefined): string {
-  if (offset === undefined) return 'somewhere in it';
-  const plain = (text: string) => text.replace(/\(:l\d+\)/g, '(…)').replace(/:p\d+/g, '?').replace(/`/g, '').replace(/\s+/g, ' ');
-  const before = plain(parserSql.slice(Math.max(0, offset - 40), offset)).trimStart();
-  const after = plain(parserSql.slice(offset, offset + 30)).trimEnd();
+function nearText(p: ParameterizedSql, dialect: SqlDialect, parserOffset: number | undefined): string {
+  if (parserOffset === undefined) return 'somewhere in it';
+  // Shown in the user's own text (their quoting, their values), not the parser's.
+  const offset = userOffsetOf(p, dialect, parserOffset);
+  const plain = (text: string) => text.replace(/\s+/g, ' ');
+  const before = plain(p.sql.slice(Math.max(0, offset - 40), offset)).trimStart();
+  const after = plain(p.sql.slice(offset, offset + 30)).trimEnd();
   return `at “${before}⟨here⟩${after}”`;
 }
 
@@ -70,9 +74,12 @@ export function analyze(p: ParameterizedSql, rules: ShardingRules, dialect: SqlD
         );
       }
       if (!(cause instanceof ParserSyntaxError)) throw cause;
+      // What the parser cannot read still runs where the lexer alone finds its one shard exactly.
+      const routed = lexerRoutedPlan(p, rules, dialect);
+      if (routed) return routed;
       throw new UnreadableStatementError(
-        `typeorm-sharding cannot read this statement on sharded/broadcast tables (${tables}), although the database accepts it: its SQL parser stops ${nearText(p.parserSql, cause.offset)}. ` +
-          'Rephrase it, or run it on one shard with getShardDataSource(name).query().',
+        `typeorm-sharding cannot read this statement on sharded/broadcast tables (${tables}), although the database accepts it: its SQL parser stops ${nearText(p, dialect, cause.offset)}. ` +
+          'Rephrase it, give it a condition on the shard key (key = value, AND-ed) so that it runs on one shard as written, or run it on one shard with getShardDataSource(name).query().',
         { sql: p.sql, cause },
       );
     }

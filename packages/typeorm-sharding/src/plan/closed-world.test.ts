@@ -24,8 +24,8 @@ function refusal(sql: string, dialect: SqlDialect = 'mysql'): string {
 }
 
 /** The reason a select plan gives for not merging over several shards (raised only then). */
-function unmergeable(sql: string): string | undefined {
-  const p = plan(sql);
+function unmergeable(sql: string, dialect: SqlDialect = 'mysql'): string | undefined {
+  const p = plan(sql, dialect);
   if (p.kind !== 'select') throw new Error(`not a select plan: ${p.kind}`);
   return p.unmergeable;
 }
@@ -92,15 +92,17 @@ describe('windows', () => {
 });
 
 describe('EXISTS', () => {
-  it('refuses an uncorrelated EXISTS over a sharded table, naming the fix (the issue: it counted per shard)', () => {
-    const message = refusal('SELECT COUNT(*) FROM orders WHERE EXISTS (SELECT 1 FROM orders WHERE buyerId > 99)');
-    expect(message).toMatch(/EXISTS \(SELECT … FROM "orders" …\) is not correlated with the outer query on the shard key/);
-    expect(message).toMatch(/\(SELECT COUNT\(\*\) FROM … WHERE …\) > 0/);
-    expect(message).not.toMatch(/join/);
+  it('an uncorrelated EXISTS beside a sharded table runs first across the shards (the issue: it counted per shard)', () => {
+    expect(plan('SELECT COUNT(*) FROM orders WHERE EXISTS (SELECT 1 FROM orders WHERE buyerId > 99)')).toMatchObject({ kind: 'pulled', subqueries: [{ use: 'exists' }], reach: 'every-shard' });
+    expect(plan('SELECT o.id FROM orders o WHERE NOT EXISTS (SELECT * FROM order_items i WHERE i.qty > 9)')).toMatchObject({ kind: 'pulled', subqueries: [{ use: 'exists' }] });
   });
 
-  it('an uncorrelated EXISTS with other aliases is not called a join either', () => {
-    expect(refusal('SELECT o.id FROM orders o WHERE EXISTS (SELECT 1 FROM order_items i WHERE i.qty > 9)')).toMatch(/EXISTS .* not correlated/);
+  it('one that cannot run first is refused naming the construct and the fix: in a statement with a CTE, or unaliased in the select list', () => {
+    const message = refusal('WITH t AS (SELECT id FROM orders) SELECT COUNT(*) FROM t WHERE EXISTS (SELECT 1 FROM order_items WHERE qty > 99)');
+    expect(message).toMatch(/EXISTS \(SELECT … FROM "order_items" …\) is not correlated with the outer query on the shard key/);
+    expect(message).toMatch(/\(SELECT COUNT\(\*\) FROM … WHERE …\) > 0/);
+    expect(message).not.toMatch(/join/);
+    expect(refusal('SELECT o.id, EXISTS (SELECT 1 FROM order_items i WHERE i.qty > 9) FROM orders o')).toMatch(/alias with AS/);
   });
 
   it('EXISTS and NOT EXISTS correlated on the shard key are shard-local', () => {
@@ -130,6 +132,12 @@ describe('constructs no route answers', () => {
     expect(refusal(sql)).toMatch(message);
   });
 
+  it('`SELECT BINARY x` is refused (the grammar reads it as a column BINARY named x); a column named binary is not', () => {
+    expect(refusal('SELECT BINARY note FROM orders WHERE id = 1')).toMatch(/BINARY operator.*CAST\(x AS BINARY\)/);
+    expect(plan('SELECT CAST(note AS BINARY) AS b FROM orders WHERE id = 1')).toMatchObject({ kind: 'select' });
+    expect(plan('SELECT `binary` `b` FROM orders WHERE id = 1')).toMatchObject({ kind: 'select' });
+  });
+
   it('keeps select options that change no result (each shard applies them)', () => {
     expect(plan('SELECT SQL_NO_CACHE id FROM orders WHERE id IN (1, 2)')).toMatchObject({ kind: 'select', condition: { kind: 'values' } });
   });
@@ -144,6 +152,14 @@ describe('constructs no route answers', () => {
 describe('refusals that say what to fix', () => {
   it('an ORDER BY key whose order the server decides is named', () => {
     expect(unmergeable('SELECT id FROM orders ORDER BY id, COALESCE(?, note)')).toMatch(/ORDER BY item 2 \(COALESCE\(\?, `note`\)\)/);
+  });
+
+  it('ROUND() and the like of a floating-point SUM / AVG are refused (the shards add in another order); of an exact one, planned', () => {
+    expect(unmergeable('SELECT ROUND(SUM(CAST(qty AS DOUBLE)), 1) AS r FROM order_items', 'sqlite')).toMatch(/ROUND\(\) to a floating-point aggregate.*CAST the column AS DECIMAL/);
+    expect(unmergeable('SELECT FLOOR(AVG(CAST(qty AS DOUBLE))) AS r FROM order_items', 'mysql')).toMatch(/FLOOR\(\) to a floating-point aggregate/);
+    expect(unmergeable('SELECT ROUND(SUM(qty), 1) AS r FROM order_items', 'mysql')).toBeUndefined();
+    expect(unmergeable('SELECT ROUND(SUM(qty), 1) AS r FROM order_items', 'sqlite')).toBeUndefined();
+    expect(unmergeable('SELECT ROUND(MAX(CAST(qty AS DOUBLE)), 1) AS r FROM order_items', 'sqlite')).toBeUndefined();
   });
 
   it('multi-table UPDATE / DELETE names the alternative', () => {

@@ -36,6 +36,23 @@ export type KeyCondition =
   | { readonly kind: 'and'; readonly terms: readonly KeyCondition[] }
   | { readonly kind: 'or'; readonly terms: readonly KeyCondition[] };
 
+/**
+ * An OR under ANDs only whose every term names its own shards: `(a = ? AND b = ?) OR (a = ? AND
+ * b = ?) …`, TypeORM's `findBy()` of composite keys. A term cannot be true on a shard outside its
+ * own, so each shard may be sent only the terms of its own (`route/route.ts`,
+ * `rewrite/tokens/or-terms.ts`); under ANDs only a term that is FALSE or NULL there changes nothing.
+ */
+export interface PrunableOr {
+  readonly terms: readonly PrunableOrTerm[];
+}
+
+/** One term of a {@link PrunableOr}: its key condition and the first and last value slot it holds (where its text is). */
+export interface PrunableOrTerm {
+  readonly condition: KeyCondition;
+  readonly firstSlot: number;
+  readonly lastSlot: number;
+}
+
 /** `LIMIT count` / `LIMIT offset, count` / `LIMIT count OFFSET offset`, by slot. */
 export interface LimitPlan {
   readonly countSlot: number;
@@ -65,6 +82,8 @@ export interface SelectPlan {
    * its own values (under an OR a list must be sent whole).
    */
   readonly prunableLists: readonly number[];
+  /** ORs under ANDs only whose terms each name their own shards (see {@link PrunableOr}); absent: none. */
+  readonly prunableOrs?: readonly PrunableOr[];
   /** LIMIT of the outermost query, pushed down as `LIMIT offset+count` when several statements run. */
   readonly limit: LimitPlan | undefined;
   /**
@@ -130,6 +149,8 @@ export interface WritePlan {
   readonly limited: boolean;
   readonly condition: KeyCondition;
   readonly prunableLists: readonly number[];
+  /** ORs under ANDs only whose terms each name their own shards (see {@link PrunableOr}); absent: none. */
+  readonly prunableOrs?: readonly PrunableOr[];
   /**
    * UPDATE only: the slot of `SET key = ?`. TypeORM's `update({ id }, { ...dto })` repeats the
    * key; that is allowed when the new value is the one the statement is routed by (checked
@@ -180,8 +201,12 @@ export interface SessionPlan {
 export interface PulledSubquery {
   /** Its place among the statement's parenthesised SELECTs, in text order (see `subquerySpans`). */
   readonly ordinal: number;
-  /** `list`: `x [NOT] IN (SELECT …)` becomes `x [NOT] IN (v1, v2, …)`; `scalar`: `(SELECT …)` becomes its one value. */
-  readonly use: 'list' | 'scalar';
+  /**
+   * `list`: `x [NOT] IN (SELECT …)` becomes `x [NOT] IN (v1, v2, …)`; `scalar`: `(SELECT …)`
+   * becomes its one value; `exists`: `[NOT] EXISTS (SELECT …)` becomes `[NOT] EXISTS` of a
+   * constant subquery with a row or without one (its `binding` is not used).
+   */
+  readonly use: 'list' | 'scalar' | 'exists';
   /** It has ORDER BY: its first row is defined (SQLite answers a scalar subquery with its first row). */
   readonly ordered: boolean;
   readonly binding: ValueBinding;

@@ -64,5 +64,6 @@ function unionOf(batch: readonly PhysicalStatement[], settings: CoalesceSettings
     for (const value of branch.parameters) parameters.push(value);
   }
   const union: PhysicalStatement = { shard: first.shard, sql: sql + order + limit, parameters, qualified: true, branches: batch };
-  return first.exactIntegers ? { ...union, exactIntegers: true } : union;
+  const exact = first.exactIntegers ? { ...union, exactIntegers: true } : union;
+  return first.serverText ? { ...exact, serverText: true } : exact;
 }

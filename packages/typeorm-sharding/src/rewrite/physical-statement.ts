@@ -15,6 +15,13 @@ export interface PhysicalStatement {
    */
   readonly exactIntegers?: boolean;
   /**
+   * MySQL: DATE, DATETIME and TIMESTAMP values as the text the server sent (mysql2's
+   * `dateStrings`), for a subquery whose values are written back into a statement: a local-time
+   * JS Date can hold neither a wall time that the process's time zone skips (a DST gap) nor
+   * microseconds.
+   */
+  readonly serverText?: boolean;
+  /**
    * MySQL: every table is named with its shard's database, so the statement runs on any
    * connection of the server (see `address-shard.ts`); otherwise it runs on one whose default
    * database is the shard's.

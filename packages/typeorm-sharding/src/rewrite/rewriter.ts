@@ -9,7 +9,7 @@
  */
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { Pagination } from '../plan/select/pagination.js';
-import type { DerivedColumn, LimitPlan } from '../plan/plan.js';
+import type { DerivedColumn, LimitPlan, PrunableOr } from '../plan/plan.js';
 import type { PrintedSql } from '../plan/nodes/print-sql.js';
 import type { RouteUnit } from '../route/index.js';
 import type { PhysicalStatement } from './physical-statement.js';
@@ -19,6 +19,7 @@ import { derivedColumnTokens } from './tokens/derived-columns.js';
 import { groupByTokens } from './tokens/group-by.js';
 import { havingTokens } from './tokens/having.js';
 import { inListTokens } from './tokens/in-list.js';
+import { orSpansOf, orTermTokens, type OrSpan } from './tokens/or-terms.js';
 import { itemAliasTokens } from './tokens/item-aliases.js';
 import { qualifyTokens } from './tokens/qualify.js';
 import { tableNameTokens, type LayoutNaming } from './tokens/table-names.js';
@@ -58,6 +59,8 @@ export interface RewriteContext {
   readonly layout?: LayoutNaming | undefined;
   /** SQLite: the statements read integers as bigint (see `PhysicalStatement.exactIntegers`). */
   readonly exactIntegers?: boolean;
+  /** The plan's prunable ORs, which the units' `ors` cut down (see `tokens/or-terms.ts`). */
+  readonly prunableOrs?: readonly PrunableOr[] | undefined;
 }
 
 /** The tokens every unit of the statement shares: none unless several statements run. */
@@ -79,13 +82,26 @@ export function statementTokens(ctx: RewriteContext): SqlToken[] {
 /** The physical statement of each route unit. */
 export function rewriteUnits(units: readonly RouteUnit[], ctx: RewriteContext): PhysicalStatement[] {
   const shared = statementTokens(ctx);
-  return units.map((unit) => rewriteUnit(unit, ctx, shared));
+  const spans = units.some((u) => u.ors) ? orSpans(ctx, shared) : [];
+  return units.map((unit) => rewriteUnit(unit, ctx, shared, spans));
 }
 
-/** The physical statement of one route unit; `shared` are the statement's tokens (`statementTokens`). */
-export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext, shared: readonly SqlToken[] = statementTokens(ctx)): PhysicalStatement {
-  const own = inListTokens(ctx.p, unit);
+/** The physical statement of one route unit; `shared` are the statement's tokens (`statementTokens`), `spans` its ORs' (`orSpans`). */
+export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext, shared: readonly SqlToken[] = statementTokens(ctx), spans: readonly (OrSpan | undefined)[] = unit.ors ? orSpans(ctx, shared) : []): PhysicalStatement {
+  const lists = inListTokens(ctx.p, unit);
+  const own = unit.ors ? [...lists, ...orTermTokens(spans, unit)] : lists;
   return unitStatement(unit, ctx.p, shared.length === 0 ? own : own.length === 0 ? shared : [...shared, ...own], ctx);
+}
+
+/**
+ * Where the plan's prunable ORs are in the text; an OR that another token of the statement
+ * reaches into (a table name qualified or renamed inside it) is left whole.
+ */
+function orSpans(ctx: RewriteContext, shared: readonly SqlToken[]): (OrSpan | undefined)[] {
+  const spans = orSpansOf(ctx.p, ctx.dialect, ctx.prunableOrs ?? []);
+  const offsets: number[] = [...(ctx.addressing?.sites ?? [])];
+  for (const t of [...shared, ...(ctx.layout ? tableNameTokens(ctx.layout, 0) : [])]) offsets.push(t.start, t.end);
+  return spans.map((span) => (span && offsets.some((at) => at >= span.inner && at <= span.close) ? undefined : span));
 }
 
 /** Where a statement runs: a shard, and its physical table there under a layout. */

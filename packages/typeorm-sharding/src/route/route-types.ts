@@ -10,6 +10,11 @@ export interface RouteUnit {
   /** Index of the physical table in the shard database (a table layout); undefined without one. */
   readonly table?: number;
   readonly lists: ReadonlyMap<number, readonly ValueSlot[]>;
+  /**
+   * For each prunable OR (by its index in the plan's `prunableOrs`) that the unit receives cut
+   * down, the indexes of the terms it keeps, ascending; ORs not named here are sent whole.
+   */
+  readonly ors?: ReadonlyMap<number, readonly number[]>;
 }
 
 /** Where a logical statement goes. */

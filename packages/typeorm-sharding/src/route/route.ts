@@ -1,13 +1,14 @@
 import type { ParameterizedSql, ValueSlot } from '../parameterize/index.js';
-import type { KeyCondition } from '../plan/plan.js';
+import type { KeyCondition, PrunableOr } from '../plan/plan.js';
 import { partitionCountOf, placeOf, type ShardKeyRule } from '../rules/index.js';
-import { dedupeKeyOf, partitionOfValue, shardsOf } from './evaluate-condition.js';
+import { dedupeKeyOf, partitionOfValue, shardsOf, type ShardSet } from './evaluate-condition.js';
 import type { Route, RouteSettings, RouteUnit } from './route-types.js';
 
 /**
  * Routes a statement on a sharded table: which shards (and tables, under a table-per-shard
  * layout), and for each which values of every prunable IN list, split into batches of at most
- * `maxInValuesPerQuery` values. A layout's tables are routed as partitions exactly as shards
+ * `maxInValuesPerQuery` values, and which terms of every prunable OR (`prunableOrs`: only the
+ * terms that can be true there). A layout's tables are routed as partitions exactly as shards
  * are (`rules/partition.ts`). Pure: no I/O, no mutation of its inputs.
  */
 export function routeByKey(
@@ -17,6 +18,7 @@ export function routeByKey(
   key: ShardKeyRule,
   shardCount: number,
   settings: RouteSettings,
+  prunableOrs: readonly PrunableOr[] = [],
 ): Route {
   const all = (): number[] => Array.from({ length: partitionCountOf(key, shardCount) }, (_, i) => i);
   const unit = (partition: number, lists: ReadonlyMap<number, readonly ValueSlot[]>): RouteUnit => (key.layout ? { ...placeOf(key, partition), lists } : { shard: partition, lists });
@@ -30,6 +32,8 @@ export function routeByKey(
   // The naive baseline: every shard gets the statement with its lists whole.
   if (!settings.pruning) return { kind: 'units', units: all().map((partition) => unit(partition, new Map())) };
   const candidates = selected === 'all' ? all() : [...selected].sort((a, b) => a - b);
+  // The partitions of each term of each prunable OR, worked out once.
+  const orTerms = prunableOrs.map((or) => or.terms.map((term) => shardsOf(term.condition, p, key, known)));
 
   const units: RouteUnit[] = [];
   for (const partition of candidates) {
@@ -44,7 +48,10 @@ export function routeByKey(
     });
     // An AND-ed IN list with no value on this partition: no row of it can match.
     if (empty) continue;
-    for (const batch of batches(lists, settings.maxInValuesPerQuery)) units.push(unit(partition, batch));
+    const ors = keptTerms(orTerms, partition);
+    // An AND-ed OR with no term that can be true on this partition: neither.
+    if (ors === 'none') continue;
+    for (const batch of batches(lists, settings.maxInValuesPerQuery)) units.push(ors ? { ...unit(partition, batch), ors } : unit(partition, batch));
   }
   return units.length === 0 ? { kind: 'nowhere' } : { kind: 'units', units };
 }
@@ -93,6 +100,23 @@ function batches(lists: Map<number, readonly ValueSlot[]>, max: number): Readonl
     const batch = new Map(lists);
     batch.set(longest, items.slice(i, i + max));
     out.push(batch);
+  }
+  return out;
+}
+
+/**
+ * The terms of each OR that can be true on `partition`, for the ORs cut down there (undefined
+ * when none is); `'none'` when one OR has no such term.
+ */
+function keptTerms(orTerms: readonly (readonly ShardSet[])[], partition: number): ReadonlyMap<number, readonly number[]> | undefined | 'none' {
+  let out: Map<number, readonly number[]> | undefined;
+  for (const [index, terms] of orTerms.entries()) {
+    const kept: number[] = [];
+    terms.forEach((shards, t) => {
+      if (shards === 'all' || shards.has(partition)) kept.push(t);
+    });
+    if (kept.length === 0) return 'none';
+    if (kept.length < terms.length) (out ??= new Map()).set(index, kept);
   }
   return out;
 }

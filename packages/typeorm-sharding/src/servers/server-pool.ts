@@ -11,9 +11,11 @@
  * gets the same pool through `databaseView`, so it holds no connections of its own.
  */
 
+import { mysqlQuery } from './mysql-query.js';
+
 /** The part of a mysql2 pool connection used here (and by TypeORM's MysqlQueryRunner). */
 export interface PooledConnection {
-  query(sql: string | { readonly sql: string; readonly timeout?: number }, values: unknown, callback: (error: (Error & { errno?: number }) | null, raw: unknown) => void): void;
+  query(sql: string | { readonly sql: string; readonly timeout?: number; readonly dateStrings?: boolean }, values: unknown, callback: (error: (Error & { errno?: number }) | null, raw: unknown) => void): void;
   release(): void;
 }
 
@@ -64,11 +66,14 @@ export class ServerPool {
     this.databases.set(connection, database);
   }
 
-  /** Runs one statement on a connection of its own and gives the connection back. */
-  async query(sql: string, parameters: readonly unknown[], database: string | undefined): Promise<unknown> {
+  /**
+   * Runs one statement on a connection of its own and gives the connection back.
+   * `serverText`: dates and times read as the server's text (see `PhysicalStatement.serverText`).
+   */
+  async query(sql: string, parameters: readonly unknown[], database: string | undefined, serverText = false): Promise<unknown> {
     const connection = await this.connection(database);
     try {
-      return await new Promise((resolve, reject) => connection.query(sql, parameters, (error, raw) => (error ? reject(error) : resolve(raw))));
+      return await new Promise((resolve, reject) => connection.query(mysqlQuery(sql, { serverText }), parameters, (error, raw) => (error ? reject(error) : resolve(raw))));
     } finally {
       connection.release();
     }

@@ -3,6 +3,7 @@ import type { ReplicationMode } from 'typeorm';
 import { isConnectionError } from '../../router/connection-error.js';
 import type { StatementDescriptor } from '../../router/statement.js';
 import type { PooledConnection } from '../../servers/server-pool.js';
+import { mysqlQuery } from '../../servers/mysql-query.js';
 
 /** A pool connection as mysql2 hands it out: it can also be thrown away (after a connection error) and stream a result. */
 export type NodeConnection = PooledConnection & { destroy?(): void; query(sql: string, values: unknown): { stream(): Readable } };
@@ -15,10 +16,13 @@ export function withMode(statement: StatementDescriptor, mode: ReplicationMode):
   return mode === 'master' && statement.kind === 'select' ? { ...statement, masterRunner: true } : statement;
 }
 
-/** One statement on a connection, callback API (the raw result: rows, or a ResultSetHeader with the write's GTID). */
-export function run(connection: NodeConnection, sql: string, parameters: readonly unknown[], timeoutMs: number | undefined): Promise<unknown> {
+/**
+ * One statement on a connection, callback API (the raw result: rows, or a ResultSetHeader with
+ * the write's GTID). `serverText`: dates and times read as the server's text (see `PhysicalStatement.serverText`).
+ */
+export function run(connection: NodeConnection, sql: string, parameters: readonly unknown[], timeoutMs: number | undefined, serverText = false): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    connection.query(timeoutMs === undefined ? sql : { sql, timeout: timeoutMs }, parameters, (error, raw) => (error ? reject(error) : resolve(raw)));
+    connection.query(mysqlQuery(sql, { serverText, timeout: timeoutMs }), parameters, (error, raw) => (error ? reject(error) : resolve(raw)));
   });
 }
 

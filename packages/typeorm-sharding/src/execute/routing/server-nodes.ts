@@ -39,9 +39,10 @@ export class ServerNodes {
 
   /**
    * Runs a statement outside a transaction on the node the router picks and returns the
-   * driver's raw result; `mode` is the QueryRunner's; `placed` learns where it ran (also when it failed).
+   * driver's raw result; `mode` is the QueryRunner's; `placed` learns where it ran (also when it failed);
+   * `serverText`: dates and times read as the server's text (see `PhysicalStatement.serverText`).
    */
-  async query(sql: string, parameters: readonly unknown[], database: string | undefined, statement: StatementDescriptor, mode: ReplicationMode, placed?: (where: NodePlacement) => void): Promise<unknown> {
+  async query(sql: string, parameters: readonly unknown[], database: string | undefined, statement: StatementDescriptor, mode: ReplicationMode, placed?: (where: NodePlacement) => void, serverText = false): Promise<unknown> {
     let target = this.router.route(this.server, withMode(statement, mode));
     for (;;) {
       let connection: NodeConnection | undefined;
@@ -52,7 +53,7 @@ export class ServerNodes {
         const moved = consistent.node !== target.node;
         target = consistent;
         if (moved) continue;
-        const raw = await run(connection, sql, parameters, this.timeoutMs);
+        const raw = await run(connection, sql, parameters, this.timeoutMs, serverText);
         // A write whose result carries no GTID (INSERT … RETURNING): ask the connection that wrote it.
         let lastGtid: unknown;
         if (this.router.needsLastGtid(target, raw)) {

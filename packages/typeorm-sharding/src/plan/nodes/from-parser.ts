@@ -62,6 +62,59 @@ function refuse(construct: string): never {
   throw new UnsupportedConstructError(construct);
 }
 
+/**
+ * The deepest nesting of expressions (and of parentheses in the text) the planner follows: its
+ * walks recurse per level, and so does the parser. An AND / OR chain of a WHERE or ON condition
+ * is not nesting (TypeORM's `findBy()` of thousands of keys): it is converted and walked link by
+ * link. Anywhere else a chain counts one level per link.
+ */
+export const MAX_NESTING = 1000;
+
+const TOO_DEEP = `expressions nested more than ${MAX_NESTING} levels deep (write the statement flatter: an IN list instead of nested ORs, fewer parentheses)`;
+
+/** The deepest nesting of parentheses in a parser text (quoted names skipped; its values are `:p<n>` slots). */
+function parenthesisDepthOf(text: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 96 /* ` */) {
+      const end = text.indexOf('`', i + 1);
+      if (end < 0) break;
+      i = end;
+    } else if (c === 39 /* ' */ || c === 34 /* " */) {
+      // A string the parser text still holds: skip it (a doubled quote reads as two strings, which skips the same).
+      const end = text.indexOf(text[i]!, i + 1);
+      if (end < 0) break;
+      i = end;
+    } else if (c === 40 /* ( */) {
+      if (++depth > max) max = depth;
+    } else if (c === 41 /* ) */) {
+      depth--;
+    }
+  }
+  return max;
+}
+
+/** The parser text being converted (for the few misreadings told apart by the text). */
+let parsing = '';
+
+/** Expression levels being converted now (see {@link MAX_NESTING}). */
+let nesting = 0;
+/** True while the expression converted next is a WHERE / ON condition or a link of its AND / OR chain. */
+let conditionChain = false;
+
+/** A WHERE or ON condition: its AND / OR chains are not nesting. */
+function conditionOf(value: unknown): SqlNode | undefined {
+  if (absent(value)) return undefined;
+  conditionChain = true;
+  try {
+    return exprOf(value);
+  } finally {
+    conditionChain = false;
+  }
+}
+
 /** The statement kinds the planner analyses. */
 export type ParsedKind = StatementNode['kind'];
 
@@ -71,11 +124,16 @@ export type ParsedKind = StatementNode['kind'];
  * does not model, and returns undefined for a statement of another kind.
  */
 export function parseStatement(parserSql: string): StatementNode | undefined {
+  // The grammar recurses once per parenthesis: a text nested deeper is refused before it is read.
+  if (parenthesisDepthOf(parserSql) > MAX_NESTING) refuse(TOO_DEEP);
   const { text, nulls } = stripNullsOrdering(parserSql);
+  parsing = text;
   let tree: unknown;
   try {
     tree = parser.astify(text, { database: 'MySQL' });
   } catch (error) {
+    // Nesting the count above does not see (the grammar's own recursion on other constructs).
+    if (error instanceof RangeError) refuse(TOO_DEEP);
     const offset = (error as { location?: { start?: { offset?: unknown } } }).location?.start?.offset;
     throw new ParserSyntaxError((error as Error).message, typeof offset === 'number' ? offset : undefined);
   }
@@ -171,7 +229,7 @@ function selectOf(raw: Raw): SelectNode {
     distinct: typeof raw.distinct === 'string',
     items,
     from: fromOf(raw.from),
-    where: optionalExpr(raw.where),
+    where: conditionOf(raw.where),
     groupBy,
     rollup,
     having: optionalExpr(raw.having),
@@ -187,8 +245,16 @@ function selectOf(raw: Raw): SelectNode {
 
 function selectItemOf(raw: Raw): SelectItem {
   expectFields(raw, ['expr', 'as', 'type'], 'a select item');
+  // The grammar reads `SELECT BINARY x` as the column BINARY named x: the operator is refused.
+  const expr = isRaw(raw.expr) ? raw.expr : undefined;
+  if (expr?.type === 'column_ref' && absent(expr.table) && String(expr.column).toUpperCase() === 'BINARY' && !absent(raw.as) && UNQUOTED_BINARY.test(parsing)) {
+    refuse('the BINARY operator in a select item (the SQL parser reads `BINARY x` as a column named BINARY; write CAST(x AS BINARY) instead)');
+  }
   return { expr: exprOf(raw.expr), alias: nameOf(raw.as) };
 }
+
+/** The keyword BINARY outside quotes (the parser text quotes every name in backticks). */
+const UNQUOTED_BINARY = /(^|[^`\w])BINARY\s+[`:(\w]/i;
 
 function groupByOf(value: unknown): { groupBy: SqlNode[]; rollup: boolean } {
   if (absent(value)) return { groupBy: [], rollup: false };
@@ -253,7 +319,7 @@ function updateOf(raw: Raw): UpdateNode {
       expectFields(s, ['column', 'value', 'table'], 'a SET item');
       return { table: nameOf(s.table), column: requiredName(s.column, 'a SET column'), value: exprOf(s.value) };
     }),
-    where: optionalExpr(raw.where),
+    where: conditionOf(raw.where),
     orderBy: orderOf(raw.orderby),
     limit: limitOf(raw.limit),
   };
@@ -267,7 +333,7 @@ function deleteOf(raw: Raw): DeleteNode {
     with: withOf(raw.with),
     targets: fromOf(raw.table),
     from: fromOf(raw.from),
-    where: optionalExpr(raw.where),
+    where: conditionOf(raw.where),
     orderBy: orderOf(raw.orderby),
     limit: limitOf(raw.limit),
   };
@@ -287,7 +353,7 @@ function fromOf(value: unknown): FromItem[] {
     if (item.type === 'var') refuse('a user variable in FROM');
     const alias = nameOf(item.as);
     const join = typeof item.join === 'string' ? item.join.toUpperCase() : absent(item.join) ? undefined : refuse('a join of an unexpected form');
-    const on = optionalExpr(item.on);
+    const on = conditionOf(item.on);
     const using = (absent(item.using) ? [] : Array.isArray(item.using) ? item.using : [item.using]).map((u: unknown) => requiredName(u, 'a USING column'));
     if (typeof item.table === 'string') {
       // `addition`: the parser's mark on the target it copies from `DELETE FROM t`.
@@ -536,8 +602,20 @@ function isParserExpressionKind(type: unknown): type is ParserExpressionKind {
   return typeof type === 'string' && Object.hasOwn(EXPRESSION_KINDS, type);
 }
 
-/** Converts one expression node. */
+/** Converts one expression node, one level deeper (see {@link MAX_NESTING}). */
 export function exprOf(value: unknown): SqlNode {
+  const chain = conditionChain;
+  conditionChain = false;
+  if (nesting >= MAX_NESTING) refuse(TOO_DEEP);
+  nesting++;
+  try {
+    return isRaw(value) && value.type === 'binary_expr' && chain ? binaryOf(value, true) : expressionOf(value);
+  } finally {
+    nesting = Math.max(0, nesting - 1);
+  }
+}
+
+function expressionOf(value: unknown): SqlNode {
   if (!isRaw(value)) return refuse('an expression of an unexpected form');
   const raw = value;
   if (raw.ast !== undefined) {
@@ -569,9 +647,9 @@ function collationOf(value: unknown): string | undefined {
   return requiredName(inner.name, 'a collation');
 }
 
-function binaryOf(raw: Raw): SqlNode {
+function binaryOf(raw: Raw, inCondition = false): SqlNode {
   const op = String(raw.operator).toUpperCase();
-  if (op === 'AND' || op === 'OR') return chainOf(raw, op);
+  if (op === 'AND' || op === 'OR') return chainOf(raw, op, inCondition);
   expectFields(raw, ['type', 'operator', 'left', 'right', 'parentheses'], `the operator ${op}`);
   const right = isRaw(raw.right) ? raw.right : undefined;
   // `x LIKE y ESCAPE 'c'`: the grammar hangs the escape on the pattern.
@@ -589,7 +667,7 @@ function binaryOf(raw: Raw): SqlNode {
  * thousands of rows so), converted link by link without recursing once per link: the stack
  * would overflow long before the database's own limits.
  */
-function chainOf(top: Raw, op: 'AND' | 'OR'): SqlNode {
+function chainOf(top: Raw, op: 'AND' | 'OR', inCondition: boolean): SqlNode {
   const rights: unknown[] = [];
   let link: unknown = top;
   while (isRaw(link) && link.type === 'binary_expr' && String(link.operator).toUpperCase() === op) {
@@ -597,9 +675,21 @@ function chainOf(top: Raw, op: 'AND' | 'OR'): SqlNode {
     rights.push(link.right);
     link = link.left;
   }
-  let node = exprOf(link);
-  for (let i = rights.length - 1; i >= 0; i--) node = { kind: 'binary', op, left: node, right: exprOf(rights[i]) };
-  return node;
+  // Outside a condition the chain is as deep as it is long for every walk after this one.
+  if (!inCondition && nesting + rights.length > MAX_NESTING) refuse(TOO_DEEP);
+  const operand = (raw: unknown): SqlNode => {
+    conditionChain = inCondition;
+    return exprOf(raw);
+  };
+  const levels = inCondition ? 0 : rights.length;
+  nesting += levels;
+  try {
+    let node = operand(link);
+    for (let i = rights.length - 1; i >= 0; i--) node = { kind: 'binary', op, left: node, right: operand(rights[i]) };
+    return node;
+  } finally {
+    nesting = Math.max(0, nesting - levels);
+  }
 }
 
 function castOf(raw: Raw): SqlNode {

@@ -5,8 +5,16 @@
  * columns spliced in — so only what such columns need is printable; anything else returns
  * undefined and the caller refuses the statement.
  */
+import { UnsupportedShardingError } from '../../errors/index.js';
 import type { SqlDialect } from '../../parameterize/index.js';
 import type { SqlNode } from './sql-node.js';
+
+/**
+ * The deepest tree printed (printing recurses per level). The converter refuses deeper
+ * expressions first (`from-parser.ts`, `MAX_NESTING`); this bound keeps a tree made another way
+ * from overflowing the stack.
+ */
+export const MAX_PRINT_DEPTH = 1000;
 
 /** Marks slot `n` in printed text; the rewrite replaces it with the statement's own text for that slot. */
 export const slotMarker = (n: number): string => `\u0000${n}\u0000`;
@@ -35,7 +43,19 @@ export function printSql(node: SqlNode, dialect: SqlDialect): PrintedSql | undef
     if (typeof value === 'number') return String(value);
     return `'${value.replace(/'/g, "''")}'`;
   };
+  let depth = 0;
   const print = (n: SqlNode): string | undefined => {
+    if (depth >= MAX_PRINT_DEPTH) {
+      throw new UnsupportedShardingError(`An expression nested more than ${MAX_PRINT_DEPTH} levels deep cannot be added to the shards' select list; write it flatter.`, { stage: 'plan' });
+    }
+    depth++;
+    try {
+      return printNode(n);
+    } finally {
+      depth--;
+    }
+  };
+  const printNode = (n: SqlNode): string | undefined => {
     switch (n.kind) {
       case 'column':
         return `${n.table !== undefined ? `${q(n.table)}.` : ''}${q(n.column)}${n.collate ? ` COLLATE ${n.collate}` : ''}`;

@@ -162,7 +162,29 @@ export function conjunctsOf(node: SqlNode | undefined): SqlNode[] {
   return node ? chainOf(node, 'AND') : [];
 }
 
-/** True when two expressions are the same tree (used to match ORDER BY / GROUP BY items to select items). */
+/**
+ * True when two expressions are the same tree (used to match ORDER BY / GROUP BY items to select
+ * items): the same fields with the same values, a field holding undefined counting as absent.
+ * Iterative, for trees of any depth (a long OR chain is one level per link).
+ */
 export function sameExpression(a: SqlNode, b: SqlNode): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  const pairs: [unknown, unknown][] = [[a, b]];
+  while (pairs.length > 0) {
+    const [x, y] = pairs.pop()!;
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    if (Array.isArray(x)) {
+      const ys = y as unknown[];
+      if (x.length !== ys.length) return false;
+      for (let i = 0; i < x.length; i++) pairs.push([x[i], ys[i]]);
+      continue;
+    }
+    const xo = x as Record<string, unknown>;
+    const yo = y as Record<string, unknown>;
+    const keys = Object.keys(xo).filter((k) => xo[k] !== undefined);
+    if (keys.length !== Object.keys(yo).filter((k) => yo[k] !== undefined).length) return false;
+    for (const k of keys) pairs.push([xo[k], yo[k]]);
+  }
+  return true;
 }

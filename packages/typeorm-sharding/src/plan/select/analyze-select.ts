@@ -5,7 +5,7 @@ import type { SqlDialect } from '../../parameterize/index.js';
 import { bindShardedTables, subqueryLocalityOf } from '../routing/binding.js';
 import { windowProblem } from './window-locality.js';
 import { keyConditionOf } from '../routing/key-condition.js';
-import type { Plan } from '../plan.js';
+import type { Plan, PrunableOr } from '../plan.js';
 import { innerSelectProblem, limitOf } from './select-clauses.js';
 import { planSelectMerge } from './select-merge.js';
 import type { SelectNode, SqlNode } from '../nodes/sql-node.js';
@@ -69,7 +69,8 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
     return key !== undefined && key.toLowerCase() === node.column.toLowerCase();
   };
   const prunableLists: number[] = [];
-  const condition = keyConditionOf(home.where, isKey, prunableLists);
+  const prunableOrs: PrunableOr[] = [];
+  const condition = keyConditionOf(home.where, isKey, prunableLists, prunableOrs);
 
   const merge = planSelectMerge({ select: ast, rules, dialect, keyAliases });
   const innerProblem = innerSelectProblem(ast) ?? innerWindowProblem(ast, rules) ?? repeatedRowsProblem(ast, rules);
@@ -79,6 +80,7 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
     table: primary.name,
     condition,
     prunableLists,
+    ...(prunableOrs.length > 0 ? { prunableOrs } : {}),
     limit: limitOf(ast),
     pushLimit: merge.pushLimit,
     merge: unmergeable ? undefined : merge.merge,

@@ -16,6 +16,7 @@ import { UnsupportedShardingError } from '../../errors/index.js';
 import type { ShardingRules } from '../../rules/index.js';
 import type { CommonTableExpression, FromItem, SelectNode, SqlNode, WindowSpec } from '../nodes/sql-node.js';
 import { tableRefsOf } from '../nodes/table-refs.js';
+import { chainOf, someNode } from '../nodes/sql-tree.js';
 
 /** The SELECT with every CTE over a sharded table planned as a derived table; refuses what cannot be. */
 export function withCtesResolved(root: SelectNode, rules: ShardingRules, sql: string): SelectNode {
@@ -96,7 +97,8 @@ function forEachChild(select: SelectNode, visit: (child: SelectNode) => void): v
 
 /** A copy of `select` whose child SELECTs are replaced by `map`'s results. */
 function mapChildren(select: SelectNode, map: (child: SelectNode) => SelectNode): SelectNode {
-  const expr = (node: SqlNode): SqlNode => mapSubqueries(node, map);
+  // A clause without a subquery stays as it is (found without recursing: a WHERE may be an OR of thousands of terms).
+  const expr = (node: SqlNode): SqlNode => (someNode(node, (n) => n.kind === 'subquery') ? mapSubqueries(node, map) : node);
   const opt = (node: SqlNode | undefined) => (node ? expr(node) : undefined);
   return {
     ...select,
@@ -127,8 +129,14 @@ function mapSubqueries(node: SqlNode, map: (child: SelectNode) => SelectNode): S
   switch (node.kind) {
     case 'subquery':
       return { ...node, query: map(node.query) };
-    case 'binary':
-      return { ...node, left: m(node.left), right: m(node.right) };
+    case 'binary': {
+      if (node.op !== 'AND' && node.op !== 'OR') return { ...node, left: m(node.left), right: m(node.right) };
+      // A chain is mapped link by link, left-deep as the converter builds it.
+      const [first, ...rest] = chainOf(node, node.op).map(m);
+      let out = first!;
+      for (const operand of rest) out = { kind: 'binary', op: node.op, left: out, right: operand };
+      return out;
+    }
     case 'unary':
       return { ...node, operand: m(node.operand) };
     case 'function':

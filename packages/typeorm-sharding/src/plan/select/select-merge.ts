@@ -23,7 +23,7 @@ import { aggregateOrderOf, columnFactsOf } from '../typing/column-order.js';
 import { orderingOf, type OrderingOf } from '../typing/sort-key-of.js';
 import { listedRowsOf } from '../routing/mention-order.js';
 import type { AggregateNode, ColumnNode, SelectNode, SqlNode } from '../nodes/sql-node.js';
-import { aggregatesOf, childrenOf, conjunctsOf, containsAggregate, containsWindow, sameExpression, someNode } from '../nodes/sql-tree.js';
+import { aggregatesOf, childrenOf, conjunctsOf, containsAggregate, containsWindow, forEachNode, sameExpression, someNode } from '../nodes/sql-tree.js';
 
 /** Functions whose value differs from one evaluation (or one shard's statement) to the next. */
 const VOLATILE = new Set(['RAND', 'RANDOM', 'RANDOMBLOB', 'UUID', 'UUID_SHORT', 'SYS_GUID', 'SYSDATE', 'NOW', 'CURRENT_TIMESTAMP', 'LOCALTIME', 'LOCALTIMESTAMP', 'CURTIME', 'CURRENT_TIME', 'UNIX_TIMESTAMP', 'CONNECTION_ID', 'LAST_INSERT_ID', 'FOUND_ROWS', 'ROW_COUNT', 'NEXTVAL', 'LASTVAL', 'SLEEP', 'BENCHMARK', 'GET_LOCK']);
@@ -490,9 +490,33 @@ class SelectMergeBuilder {
     !someNode(n, (x) => x.kind === 'subquery' || (x.kind === 'column' && x.table === undefined && this.ctx.select.items.some((i) => i.alias?.toLowerCase() === x.column.toLowerCase())));
 
   private compiled(node: SqlNode, what: string): CompiledExpression {
+    const rounded = this.roundedFloatAggregate(node);
+    if (rounded) {
+      throw new Refused(
+        `${what} applies ${rounded}() to a floating-point aggregate: the shards add the values in another order than one database does, and rounding turns a difference in the last digit into another answer (CAST the column AS DECIMAL for exact sums, or round in the application)`,
+      );
+    }
     const scalar = scalarOf(node, this.resolveLeaf, this.ctx.dialect, this.computableOnShards, (n) => this.typer.typeOf(n));
     if ('problem' in scalar) throw new Refused(`${what} holds ${scalar.problem} around aggregates; it cannot be evaluated after merging partial results`);
     return compileExpression(scalar, semanticsOf(this.ctx.dialect));
+  }
+
+  /** The rounding function (ROUND, FLOOR, …) the expression applies to a SUM / AVG / … of floating-point values, if any. */
+  private roundedFloatAggregate(node: SqlNode): string | undefined {
+    let found: string | undefined;
+    forEachNode(node, (n) => {
+      if (found || n.kind !== 'function' || !ROUNDING_FUNCTIONS.has(n.name.toUpperCase())) return;
+      const argument = n.args[0];
+      if (!argument) return;
+      // What is added up decides: integers (and MySQL decimals) add exactly in any order; SQLite has no exact fractions.
+      // A SQLite column of an integer type counts as integers (what TypeORM writes there), though SQLite would store a fraction too.
+      const integerColumn = (t: ExprType) => t.column !== undefined && /int|bool/i.test(String(t.column.type));
+      const inexact = (t: ExprType) =>
+        t.kind !== 'number' || t.inexact === true ? t.kind !== 'text' && t.kind !== 'temporal' && !integerColumn(t) : this.ctx.dialect === 'sqlite' ? t.class !== 'int' : t.class === 'real';
+      const floating = aggregatesOf(argument).some((a) => !['MIN', 'MAX', 'COUNT'].includes(a.name.toUpperCase()) && a.args[0] !== undefined && inexact(this.typer.typeOf(a.args[0])));
+      if (floating) found = n.name.toUpperCase();
+    });
+    return found;
   }
 
   private compute(node: SqlNode, column: string): void {
@@ -606,3 +630,6 @@ class SelectMergeBuilder {
     };
   }
 }
+
+/** Functions whose result jumps where their argument crosses a boundary: a last-digit difference of a float can change them. */
+const ROUNDING_FUNCTIONS = new Set(['ROUND', 'FLOOR', 'CEIL', 'CEILING', 'TRUNCATE', 'TRUNC']);

@@ -11,7 +11,7 @@
 import { UnsupportedShardingError } from '../../errors/index.js';
 import { parameterize, type ParameterizedSql, type SqlDialect } from '../../parameterize/index.js';
 import type { ShardingRules } from '../../rules/index.js';
-import { parseStatement } from '../nodes/from-parser.js';
+import { parseStatement, UnsupportedConstructError } from '../nodes/from-parser.js';
 import type { PulledSubqueriesPlan, PulledSubquery } from '../plan.js';
 import { valueBindingOf } from './pulled-binding.js';
 import type { DeleteNode, SelectNode, SqlNode, UpdateNode } from '../nodes/sql-node.js';
@@ -39,14 +39,20 @@ export function pulledSubqueryPlan(statement: SelectNode | UpdateNode | DeleteNo
     for (let s = site.parent; s; s = s.parent) if (chosen.has(s)) return true;
     return false;
   };
-  const candidate = (site: SubquerySite) => site.use === 'in' || site.use === 'scalar';
+  const candidate = (site: SubquerySite) => site.use === 'in' || site.use === 'scalar' || site.use === 'exists';
+  // EXISTS is the SELECT planner's when it is correlated (shard-local on the shard key) or when
+  // nothing outside it reads a sharded table (TypeORM's exists(): routed by the EXISTS's own WHERE);
+  // an uncorrelated one beside sharded tables runs first (each shard would answer it for its own rows).
+  const leftToSelect = (site: SubquerySite) =>
+    site.use === 'exists' && (outerReferenceOf(site.query, rules, dialect) !== undefined || !outsideOf(root, new Set([site]), rules).has('sharded'));
+  const problemOf = (site: SubquerySite) => (site.use === 'exists' ? existsProblem(site.query, site.inUnaliasedItem) : pullProblem(site.query, site.inUnaliasedItem, rules, dialect));
 
   // 1. Subqueries over sharded tables, outermost first.
   const chosen = new Set<SubquerySite>();
   const refusals = new Map<SubquerySite, string>();
   for (const site of sites) {
-    if (!candidate(site) || inside(site, chosen) || !distribution(site.query).has('sharded')) continue;
-    const problem = pullProblem(site.query, site.inUnaliasedItem, rules, dialect);
+    if (!candidate(site) || inside(site, chosen) || !distribution(site.query).has('sharded') || leftToSelect(site)) continue;
+    const problem = problemOf(site);
     if (problem) refusals.set(site, problem);
     else chosen.add(site);
   }
@@ -57,8 +63,8 @@ export function pulledSubqueryPlan(statement: SelectNode | UpdateNode | DeleteNo
     : outsideOf(root, chosen, rules).has('sharded');
   if (runsElsewhere) {
     for (const site of sites) {
-      if (!candidate(site) || inside(site, chosen) || !distribution(site.query).has('unsharded')) continue;
-      if (!pullProblem(site.query, site.inUnaliasedItem, rules, dialect)) chosen.add(site);
+      if (!candidate(site) || inside(site, chosen) || !distribution(site.query).has('unsharded') || leftToSelect(site)) continue;
+      if (!problemOf(site)) chosen.add(site);
     }
   }
   // 3. What still reads sharded tables in a subquery would be answered per shard: refuse it now,
@@ -90,6 +96,11 @@ export function pulledSubqueryPlan(statement: SelectNode | UpdateNode | DeleteNo
     const span = spans[site.ordinal]!;
     if (!sameSubquery(site.query, span, p, dialect)) {
       throw new UnsupportedShardingError('A subquery over sharded tables could not be matched with its text; write it as a plain `(SELECT …)`.', { sql });
+    }
+    // EXISTS needs only whether a row came back: no value is written into the statement.
+    if (site.use === 'exists') {
+      subqueries.push({ ordinal: site.ordinal, use: 'exists', ordered: false, binding: { dialect: 'sqlite' } });
+      continue;
     }
     // `x IN ((SELECT …))` is a list holding one scalar subquery, not an IN subquery.
     const list = site.use === 'in' && span.afterIn;
@@ -129,7 +140,9 @@ export function pulledInsertPlan(p: ParameterizedSql, rules: ShardingRules, dial
       query = parseStatement(parameterize(text, p.parameters.slice(span.firstParameter, span.endParameter), dialect).parserSql);
     } catch (cause) {
       if (!mentionsDistributedTable(text, dialect, rules)) continue;
-      throw new UnsupportedShardingError(`A subquery of this INSERT over sharded or broadcast tables cannot be analysed: ${(cause as Error).message}`, { sql: p.sql, cause });
+      // The parser's own message lists its grammar's tokens; the user is told what to change instead.
+      const why = cause instanceof UnsupportedConstructError ? `typeorm-sharding does not plan ${cause.construct}` : 'its SQL parser cannot read it';
+      throw new UnsupportedShardingError(`A subquery of this INSERT over sharded or broadcast tables cannot be analysed (${why}); rephrase it, or select its rows first and insert them.`, { sql: p.sql, cause });
     }
     if (query?.kind !== 'select') continue;
     const tables = new Set(tableRefsOf(query, rules).map((r) => r.rule?.distribution ?? 'unsharded'));
@@ -150,6 +163,13 @@ export function pulledInsertPlan(p: ParameterizedSql, rules: ShardingRules, dial
 }
 
 /** Why a subquery cannot run first, or undefined when it can. */
+/** Why an uncorrelated EXISTS cannot run first, or undefined. */
+function existsProblem(query: SelectNode, inUnaliasedItem: boolean): string | undefined {
+  if (query.compound) return 'it is a UNION';
+  if (inUnaliasedItem) return 'it sits in a select item without an alias, whose result column is named after the subquery\'s text; give the item an alias with AS';
+  return undefined;
+}
+
 function pullProblem(query: SelectNode, inUnaliasedItem: boolean, rules: ShardingRules, dialect: SqlDialect): string | undefined {
   if (query.compound) return 'it is a UNION';
   if (query.items.length !== 1 || query.items[0]!.expr.kind === 'star') return 'it selects more than one column (or *); select exactly one';

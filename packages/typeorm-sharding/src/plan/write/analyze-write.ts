@@ -1,7 +1,7 @@
 import { UnsupportedShardingError } from '../../errors/index.js';
 import type { ShardingRules } from '../../rules/index.js';
 import { keyConditionOf } from '../routing/key-condition.js';
-import type { Plan } from '../plan.js';
+import type { Plan, PrunableOr } from '../plan.js';
 import type { DeleteNode, SqlNode, UpdateNode } from '../nodes/sql-node.js';
 
 /** Plans an UPDATE or DELETE of one table. */
@@ -31,7 +31,8 @@ export function analyzeWrite(ast: UpdateNode | DeleteNode, rules: ShardingRules,
   const isKey = (node: SqlNode): boolean =>
     node.kind === 'column' && node.column.toLowerCase() === key.columnName.toLowerCase() && (node.table === undefined || node.table === alias || node.table === table);
   const prunableLists: number[] = [];
-  const condition = keyConditionOf(ast.where, isKey, prunableLists);
+  const prunableOrs: PrunableOr[] = [];
+  const condition = keyConditionOf(ast.where, isKey, prunableLists, prunableOrs);
   let keyAssignment: number | undefined;
   if (ast.kind === 'update') {
     for (const set of ast.set) {
@@ -47,5 +48,5 @@ export function analyzeWrite(ast: UpdateNode | DeleteNode, rules: ShardingRules,
     }
   }
   const limited = ast.limit !== undefined || ast.orderBy.length > 0;
-  return { kind: 'write', table, condition, prunableLists, limited, keyAssignment };
+  return { kind: 'write', table, condition, prunableLists, ...(prunableOrs.length > 0 ? { prunableOrs } : {}), limited, keyAssignment };
 }

@@ -16,5 +16,6 @@ export function rewriteContextOf(plan: SelectPlan | WritePlan, p: ParameterizedS
     derivedColumns: select?.derivedColumns ?? [],
     extraGroupBy: select?.extraGroupBy ?? [],
     itemAliases: select?.itemAliases ?? [],
+    prunableOrs: plan.prunableOrs,
   };
 }

@@ -1,4 +1,5 @@
 import type { ValueSlot } from '../../parameterize/index.js';
+import { UnsupportedShardingError } from '../../errors/index.js';
 import { MergeValueError } from '../value-error.js';
 import type { Row } from '../row.js';
 import type { ScalarExpression } from './expression.js';
@@ -35,6 +36,23 @@ const or = (a: Truth, b: Truth): Truth => (a === true || b === true ? true : a =
  * with SQL's three-valued logic.
  */
 export function compileExpression(expr: ScalarExpression, semantics: Semantics): CompiledExpression {
+  // Compiling and evaluating both recurse once per level.
+  if (compiling >= MAX_EVALUATED_DEPTH) {
+    throw new UnsupportedShardingError(`An expression the merge evaluates is nested more than ${MAX_EVALUATED_DEPTH} levels deep; write it flatter.`, { stage: 'plan' });
+  }
+  compiling++;
+  try {
+    return compileLevel(expr, semantics);
+  } finally {
+    compiling--;
+  }
+}
+
+/** The deepest expression the merge compiles and evaluates. */
+export const MAX_EVALUATED_DEPTH = 1000;
+let compiling = 0;
+
+function compileLevel(expr: ScalarExpression, semantics: Semantics): CompiledExpression {
   const s = semantics;
   const compile = (e: ScalarExpression): CompiledExpression => compileExpression(e, s);
   switch (expr.kind) {

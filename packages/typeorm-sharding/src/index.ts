@@ -6,6 +6,8 @@
  * ```
  */
 export { ShardedDataSource } from './data-source/sharded-data-source.js';
+export { publishTopology, type PublishTopologyOptions } from './data-source/publish-topology.js';
+export { moveBucketsOffline, type OfflineMoveOptions, type OfflineMoveReport } from './data-source/move-buckets-offline.js';
 export type {
   ShardedDataSourceOptions,
   MysqlShardedOptions,
@@ -80,5 +82,12 @@ export {
   type FencedTable,
   type FenceRange,
   type SqlConnection,
+  type TopologyDocument,
+  type TopologyShard,
+  type TopologyView,
+  type TopologyOptions,
+  type MysqlTopologyOptions,
+  type SqliteTopologyOptions,
+  validateTopologyDocument,
 } from './topology/index.js';
 export { ClockMovedBackwardsError, InvalidEpochError, InvalidWorkerIdError, WorkerLeaseError } from './keys/key-errors.js';

@@ -49,6 +49,7 @@ export {
   createFunctionAlgorithm,
   canonicalKeyString,
   crc32,
+  bucketSql,
   defaultBucketMap,
   DEFAULT_BUCKET_COUNT,
   type BucketRange,

@@ -90,5 +90,6 @@ export {
   type MysqlTopologyOptions,
   type SqliteTopologyOptions,
   validateTopologyDocument,
+  reassignBuckets,
 } from './topology/index.js';
 export { ClockMovedBackwardsError, InvalidEpochError, InvalidWorkerIdError, WorkerLeaseError } from './keys/key-errors.js';

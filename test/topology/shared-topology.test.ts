@@ -221,8 +221,18 @@ describe.skipIf(!available)('shared topology on MariaDB', () => {
     await expect(publishTopology(a, { ...v3, version: 2 })).rejects.toBeInstanceOf(TopologyConflictError);
     await expect(publishTopology(a, { ...v3, bucketMap: [...v3.bucketMap, { from: 0, to: 0, shard: 's1' }] })).rejects.toThrow(/overlap/);
     await expect(publishTopology(a, { ...v3, shards: [...SHARDS, { ...S2, name: 's3', server: 'elsewhere' }] })).rejects.toBeInstanceOf(TopologyDocumentError);
+    // A transaction that began under version 2 keeps routing by it: A reports 2 until it ends.
+    const runner = a.createQueryRunner();
+    await runner.startTransaction();
+    await runner.manager.getRepository(Ledger).count();
     await publishTopology(a, v3, 'hand 512-599 to s2');
     expect(a.topology.version).toBe(3);
+    const reported = async () => ((await conn.query(`SELECT version FROM \`${DB.meta}\`.tsh_topology_clients`))[0] as { version: number }[]).map((r) => r.version);
+    expect(await reported()).toEqual([2]);
+    await runner.commitTransaction();
+    await runner.release();
+    await a.topology.refresh();
+    expect(await reported()).toEqual([3]);
     const d = await source({ refreshMs: 2_000_000_000 }).initialize();
     try {
       expect(d.topology.version).toBe(3);

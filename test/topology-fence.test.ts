@@ -146,11 +146,11 @@ describe.skipIf(!available)('fence on MariaDB', () => {
     await installFence(conn, { database: DB.s1, tables: TABLES, bucketCount: 1024, ranges: [], version: 11 });
     const writer = await mysql.createConnection({ ...MARIADB, database: DB.s1 });
     const fencer = await mysql.createConnection({ ...MARIADB, database: DB.s1 });
+    // A transaction whose snapshot predates the fence.
+    const early = await mysql.createConnection({ ...MARIADB, database: DB.s1 });
     try {
       const [free, fenced, late] = [keysIn(512, 599, true, 1)[0]!, ...keysIn(range.from, range.to, true, 2)];
       const events: string[] = [];
-      // A transaction whose snapshot predates the fence.
-      const early = await mysql.createConnection({ ...MARIADB, database: DB.s1 });
       await early.query('START TRANSACTION');
       await early.query('SELECT COUNT(*) FROM fenced_orders');
       await writer.query('START TRANSACTION');
@@ -167,8 +167,9 @@ describe.skipIf(!available)('fence on MariaDB', () => {
       // The transaction opened before the fence does not see the fence row in its snapshot, yet is refused.
       await expect(early.query('INSERT INTO fenced_orders (id, amount) VALUES (?, 1)', [late])).rejects.toMatchObject({ errno: 1644 });
       await early.query('ROLLBACK');
-      await early.end();
     } finally {
+      // Closing the connections ends their transactions (dropping the triggers waits for them).
+      await early.end();
       await writer.end();
       await fencer.end();
       await releaseFence(conn, { database: DB.s1, ranges: [range] });

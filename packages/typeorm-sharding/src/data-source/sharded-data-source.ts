@@ -273,7 +273,13 @@ export class ShardedDataSource extends DataSource {
     const settings = resolveShardingOptions(this.shardedOptions.sharding);
     // With a topology store, its current version says which shards exist and where.
     const current = await this.openTopologyStore();
-    const topology: Topology = current ? this.topologyOf(current.document) : this.layout!.topology;
+    let topology: Topology;
+    try {
+      topology = current ? this.topologyOf(current.document) : this.layout!.topology;
+    } catch (error) {
+      await this.closeTopologyStore().catch(() => undefined);
+      throw error;
+    }
     const shards = topology.shards;
     const routing = this.layout!.routing;
     this.currentTopology = topology;
@@ -307,6 +313,7 @@ export class ShardedDataSource extends DataSource {
       await initializeAll(this.shardSources, (i) => ({ label: `shard ${shards[i]!.name}`, shard: shards[i]!.name }), SHARDS_INITIALIZED_AT_ONCE);
     } catch (error) {
       await this.closeShards().catch(() => undefined);
+      await this.closeTopologyStore().catch(() => undefined);
       throw error;
     }
     try {

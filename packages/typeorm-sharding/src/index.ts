@@ -91,5 +91,8 @@ export {
   type SqliteTopologyOptions,
   validateTopologyDocument,
   reassignBuckets,
+  TopologyStore,
+  DEFAULT_TOPOLOGY_DATABASE,
+  type StoredTopology,
 } from './topology/index.js';
 export { ClockMovedBackwardsError, InvalidEpochError, InvalidWorkerIdError, WorkerLeaseError } from './keys/key-errors.js';

@@ -6,6 +6,8 @@
  * ```
  */
 export { ShardedDataSource } from './data-source/sharded-data-source.js';
+export { publishTopology, type PublishTopologyOptions } from './data-source/publish-topology.js';
+export { moveBucketsOffline, type OfflineMoveOptions, type OfflineMoveReport } from './data-source/move-buckets-offline.js';
 export type {
   ShardedDataSourceOptions,
   MysqlShardedOptions,
@@ -47,6 +49,7 @@ export {
   createFunctionAlgorithm,
   canonicalKeyString,
   crc32,
+  bucketSql,
   defaultBucketMap,
   DEFAULT_BUCKET_COUNT,
   type BucketRange,
@@ -64,4 +67,32 @@ export {
 export { decodeSnowflake, DEFAULT_EPOCH as DEFAULT_SNOWFLAKE_EPOCH, type SnowflakeParts } from './keys/snowflake-layout.js';
 export type { KeyGeneratorOptions } from './keys/key-generator-options.js';
 export type { Clock } from './keys/clock.js';
+export {
+  installFence,
+  releaseFence,
+  removeFence,
+  isFencedError,
+  FENCE_BYPASS_VARIABLE,
+  TopologyChangedError,
+  TopologyConflictError,
+  TopologyDocumentError,
+  type InstallFenceOptions,
+  type ReleaseFenceOptions,
+  type RemoveFenceOptions,
+  type FencedErrorFacts,
+  type FencedTable,
+  type FenceRange,
+  type SqlConnection,
+  type TopologyDocument,
+  type TopologyShard,
+  type TopologyView,
+  type TopologyOptions,
+  type MysqlTopologyOptions,
+  type SqliteTopologyOptions,
+  validateTopologyDocument,
+  reassignBuckets,
+  TopologyStore,
+  DEFAULT_TOPOLOGY_DATABASE,
+  type StoredTopology,
+} from './topology/index.js';
 export { ClockMovedBackwardsError, InvalidEpochError, InvalidWorkerIdError, WorkerLeaseError } from './keys/key-errors.js';

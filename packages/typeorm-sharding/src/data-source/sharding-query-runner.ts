@@ -14,6 +14,17 @@ import { loggedParameters, withQueryLogging } from '../log/logical-query-log.js'
 type AnyRunnerClass = abstract new (...args: any[]) => QueryRunner & { isReleased: boolean };
 
 /**
+ * Where a runner finds the engine to run a statement with: the data source swaps it when it
+ * adopts a new topology version. `guard` (with a topology store) retries what the fence refused.
+ */
+export interface EngineSource {
+  current(): ShardingEngine;
+  guard?<T>(attempt: () => Promise<T>, inTransaction: () => boolean): Promise<T>;
+  /** A transaction began on `engine` (`+1`) or ended (`-1`): the version it uses is still in use. */
+  hold?(engine: ShardingEngine, delta: 1 | -1): void;
+}
+
+/**
  * The one interception point: every statement TypeORM runs through a ShardedDataSource
  * (find, QueryBuilder, save, transaction, raw query, schema inspection) arrives at `query()`.
  * The class extends the driver's own QueryRunner so that TypeORM's SQL generation and
@@ -21,14 +32,45 @@ type AnyRunnerClass = abstract new (...args: any[]) => QueryRunner & { isRelease
  */
 function withSharding<T extends AnyRunnerClass>(Base: T) {
   abstract class ShardingQueryRunner extends Base {
-    abstract readonly engine: ShardingEngine;
+    abstract readonly engines: EngineSource;
     abstract readonly session: ShardSession;
+    /** The engine a transaction started with: its statements stay on one topology version (internal). */
+    pinnedEngine: ShardingEngine | undefined;
+
+    /** The current engine; inside a transaction, the one it began with. */
+    get engine(): ShardingEngine {
+      const current = this.engines.current();
+      if (!this.session.inTransaction) {
+        this.unpinEngine();
+        return current;
+      }
+      if (this.pinnedEngine === undefined) {
+        this.pinnedEngine = current;
+        this.engines.hold?.(current, 1);
+      }
+      return this.pinnedEngine;
+    }
+
+    /** Internal: the transaction ended; its engine's version is no longer held by this runner. */
+    unpinEngine(): void {
+      if (this.pinnedEngine === undefined) return;
+      this.engines.hold?.(this.pinnedEngine, -1);
+      this.pinnedEngine = undefined;
+    }
 
     // TypeORM's QueryRunner contract: raw driver results are typed `any`.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     override async query(sql: string, parameters?: unknown[], useStructuredResult = false): Promise<any> {
       if (this.isReleased) throw new QueryRunnerAlreadyReleasedError();
-      const result: QueryResult = await withQueryLogging(this, this.engine.dialect, sql, parameters, () => this.engine.query(sql, parameters, this.session));
+      const attempt = () => this.engine.query(sql, parameters, this.session);
+      const guard = this.engines.guard?.bind(this.engines);
+      let result: QueryResult;
+      try {
+        result = await withQueryLogging(this, this.engine.dialect, sql, parameters, guard ? () => guard(attempt, () => this.session.inTransaction) : attempt);
+      } finally {
+        // COMMIT / ROLLBACK ended the transaction: its topology version is no longer in use here.
+        if (!this.session.inTransaction) this.unpinEngine();
+      }
       return useStructuredResult ? result : result.raw;
     }
 
@@ -55,6 +97,7 @@ function withSharding<T extends AnyRunnerClass>(Base: T) {
 
     override async release(): Promise<void> {
       if (this.session.inTransaction) await this.session.abandon();
+      this.unpinEngine();
       this.isReleased = true;
     }
   }
@@ -67,7 +110,7 @@ const SqliteBase = withSharding(BetterSqlite3QueryRunner);
 /** Sharding runner for mysql / mariadb shards. */
 export class MysqlShardingQueryRunner extends MysqlBase {
   readonly session: ShardSession;
-  constructor(driver: MysqlDriver, mode: ReplicationMode, readonly engine: ShardingEngine, protocol?: CommitProtocol) {
+  constructor(driver: MysqlDriver, mode: ReplicationMode, readonly engines: EngineSource, protocol?: CommitProtocol) {
     super(driver, mode);
     this.session = new ShardSession(mode, 'mysql', { owner: this, protocol });
   }
@@ -76,7 +119,7 @@ export class MysqlShardingQueryRunner extends MysqlBase {
 /** Sharding runner for better-sqlite3 shards. */
 export class SqliteShardingQueryRunner extends SqliteBase {
   readonly session: ShardSession;
-  constructor(driver: BetterSqlite3Driver, mode: ReplicationMode, readonly engine: ShardingEngine, options: { protocol?: CommitProtocol; serialize?: <T>(work: () => Promise<T>) => Promise<T> } = {}) {
+  constructor(driver: BetterSqlite3Driver, mode: ReplicationMode, readonly engines: EngineSource, options: { protocol?: CommitProtocol; serialize?: <T>(work: () => Promise<T>) => Promise<T> } = {}) {
     super(driver);
     this.mode = mode;
     this.session = new ShardSession(mode, 'sqlite', { owner: this, ...options });

@@ -64,4 +64,21 @@ export {
 export { decodeSnowflake, DEFAULT_EPOCH as DEFAULT_SNOWFLAKE_EPOCH, type SnowflakeParts } from './keys/snowflake-layout.js';
 export type { KeyGeneratorOptions } from './keys/key-generator-options.js';
 export type { Clock } from './keys/clock.js';
+export {
+  installFence,
+  releaseFence,
+  removeFence,
+  isFencedError,
+  FENCE_BYPASS_VARIABLE,
+  TopologyChangedError,
+  TopologyConflictError,
+  TopologyDocumentError,
+  type InstallFenceOptions,
+  type ReleaseFenceOptions,
+  type RemoveFenceOptions,
+  type FencedErrorFacts,
+  type FencedTable,
+  type FenceRange,
+  type SqlConnection,
+} from './topology/index.js';
 export { ClockMovedBackwardsError, InvalidEpochError, InvalidWorkerIdError, WorkerLeaseError } from './keys/key-errors.js';

@@ -35,6 +35,8 @@ const LAYERS: Readonly<Record<string, number>> = {
   indexes: 10,
   engine: 11,
   keys: 11,
+  // The shared, versioned topology (store, fence, refresh), used by the data source.
+  topology: 11,
   'data-source': 12,
   // src/index.ts
   '.': 13,

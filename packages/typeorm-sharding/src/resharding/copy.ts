@@ -16,6 +16,8 @@ export interface CopyOptions {
   readonly rowsPerSecond?: number;
   /** Called after each chunk (progress bars, metrics, fault injection in tests). */
   readonly onChunk?: (e: { readonly table: string; readonly rows: number; readonly total: number }) => void | Promise<void>;
+  /** Called with the snapshot's binlog position before the first row is read. */
+  readonly onSnapshot?: (at: BinlogPosition) => void | Promise<void>;
 }
 
 /** What the copy needs to know about the move. */
@@ -45,6 +47,7 @@ export async function copyRows(job: CopyJob, options: CopyOptions = {}): Promise
   const chunk = options.chunkRows ?? 1000;
   const snapshotAt = await openSnapshot(job.source);
   try {
+    await options.onSnapshot?.(snapshotAt);
     const progress = new Map((await job.store.tables(job.moveId)).map((t) => [t.table, t]));
     for (const shape of job.shapes.filter((s) => s.kind === 'sharded')) {
       const state = progress.get(shape.table);

@@ -82,3 +82,27 @@ export {
   type SqlConnection,
 } from './topology/index.js';
 export { ClockMovedBackwardsError, InvalidEpochError, InvalidWorkerIdError, WorkerLeaseError } from './keys/key-errors.js';
+// Online resharding: the move workflow (see the README, "Online resharding → moving buckets").
+export {
+  Mover,
+  ReshardingError,
+  ReshardingMetrics,
+  MOVE_STATES,
+  placementAfterMove,
+  firstBuckets,
+  upperHalf,
+  sqlTopologyPort,
+  type ReshardingProblem,
+  type MoveState,
+  type MoveSpec,
+  type MoveStatus,
+  type MoverOptions,
+  type SwitchOptions,
+  type Placement,
+  type BucketSpan,
+  type GovernedTable,
+  type TopologyPort,
+  type VerifyResult,
+  type CopyOptions,
+  type ServerAddress,
+} from './resharding/index.js';

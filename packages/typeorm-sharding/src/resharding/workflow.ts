@@ -351,7 +351,7 @@ export class Mover {
       await this.forward(ctx, await currentPosition(s));
       // The reverse stream starts here: every later write to the moved buckets is the application's.
       await store.setReverse(id, await currentPosition(t));
-      await port.publish(next, `move ${id}: ${describeSpans(ctx.spans)} ${ctx.record.spec.source} → ${ctx.record.spec.target}`);
+      await port.publish(next, `move ${id}: ${describeSpans(ctx.spans)} ${ctx.record.spec.source} -> ${ctx.record.spec.target}`);
       this.lastPause = Date.now() - pauseStart;
       this.metrics.fencePause.observe(this.lastPause);
       await options.afterPublish?.();

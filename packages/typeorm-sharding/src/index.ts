@@ -92,6 +92,8 @@ export {
   firstBuckets,
   upperHalf,
   sqlTopologyPort,
+  reshardingOf,
+  governedTables,
   type ReshardingProblem,
   type MoveState,
   type MoveSpec,

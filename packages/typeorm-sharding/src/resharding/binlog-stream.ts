@@ -9,7 +9,6 @@
  * `@powersync/mysql-zongji` (MySQL 8 only), `go-mysql-js` / `@solashi/go-mysql-binlog-node`
  * (native Go builds, heavier to install, small user base).
  */
-import ZongJi from '@vlasky/zongji';
 import { comparePositions, type BinlogPosition } from './binlog-position.js';
 import type { Endpoint } from './endpoint.js';
 import { ReshardingError } from './errors.js';
@@ -58,6 +57,7 @@ interface ZEvent {
  */
 export async function streamBinlog(options: StreamOptions): Promise<BinlogPosition> {
   if (comparePositions(options.from, options.until) >= 0) return options.from;
+  const { default: ZongJi } = await import('@vlasky/zongji');
   const zongji = new ZongJi({
     host: options.server.host,
     port: options.server.port,

@@ -1,4 +1,4 @@
-import { createConnection, type Connection } from 'mysql2/promise';
+import type { Connection } from 'mysql2/promise';
 
 /** Where one shard's database lives: a MariaDB/MySQL server and a database on it. */
 export interface Endpoint {
@@ -15,6 +15,8 @@ export interface Endpoint {
  * copied value is the source's, byte for byte, whatever the time zone of this process.
  */
 export async function connect(endpoint: Endpoint, database: string | null = endpoint.database): Promise<Connection> {
+  // Loaded here, not at import: SQLite users of the package need no MySQL driver.
+  const { createConnection } = await import('mysql2/promise');
   return createConnection({
     host: endpoint.host,
     port: endpoint.port,

@@ -10,3 +10,4 @@ export type { TopologyPort } from './topology-port.js';
 export { sqlTopologyPort } from './topology-port.js';
 export { ReshardingMetrics, type ReshardingMetricsOptions } from './metrics.js';
 export type { BinlogPosition } from './binlog-position.js';
+export { reshardingOf, governedTables, DEFAULT_META_DATABASE, type ReshardingOfOptions } from './from-data-source.js';

@@ -10,7 +10,7 @@ import { ReshardingError } from './errors.js';
 import { describeTables, pkOf, type GovernedTable, type TableShape } from './governed-tables.js';
 import { openTransactions, waitTransactionsEnded } from './in-flight.js';
 import { ReshardingMetrics } from './metrics.js';
-import { normalizeSpans, placementAfterMove, placementAfterRollback, spansOf, type BucketSpan, type MoveSpec, type Placement } from './move-plan.js';
+import { normalizeSpans, placementAfterMove, placementAfterRollback, spansOf, upperHalf, type BucketSpan, type MoveSpec, type Placement } from './move-plan.js';
 import { checkAction, TERMINAL_STATES, type MoveAction, type MoveState } from './move-state.js';
 import { MoveStore, type MoveRecord, type MoveTableRecord, type VerifyResult } from './move-store.js';
 import { deleteByKeys, prepareTarget } from './prepare-target.js';
@@ -149,6 +149,18 @@ export class Mover {
     } finally {
       await Promise.all([s.end(), t.end()]);
     }
+  }
+
+  /** Plans a split: the upper half of `shard`'s buckets to a new shard on `server` / `database`. */
+  async split(shard: string, newShard: string, server: string, database: string): Promise<number> {
+    const current = await (await this.port()).current();
+    return this.plan({ source: shard, target: newShard, ranges: upperHalf(current, shard), newShard: { server, database } });
+  }
+
+  /** Plans moving every bucket of `shard` to a new shard on `server` / `database`. */
+  async moveShard(shard: string, newShard: string, server: string, database: string): Promise<number> {
+    const current = await (await this.port()).current();
+    return this.plan({ source: shard, target: newShard, ranges: spansOf(current, shard), newShard: { server, database } });
   }
 
   private async context(id: number, action: MoveAction): Promise<MoveContext> {

@@ -12,8 +12,11 @@ export interface ApplyTarget {
   readonly shapes: ReadonlyMap<string, TableShape>;
   readonly bucketCount: number;
   readonly spans: readonly BucketSpan[];
-  /** Writes pass the fence's triggers (`@tsh_fence_bypass = 1`): the reverse stream and cleanups. */
-  readonly bypassFence: boolean;
+}
+
+/** Makes `conn`'s writes pass the fence's triggers (the reverse stream, cleanups), or not. */
+export async function setFenceBypass(conn: Connection, on: boolean): Promise<void> {
+  await conn.query(`SET @tsh_fence_bypass = ${on ? 1 : 0}`);
 }
 
 /**
@@ -43,7 +46,6 @@ export async function applyTransaction(target: ApplyTarget, tx: BinlogTransactio
     }
   }
   if (ops.length === 0) return 0;
-  await target.conn.query(`SET @tsh_fence_bypass = ${target.bypassFence ? 1 : 0}`);
   await target.conn.query('START TRANSACTION');
   try {
     for (const op of ops) {
@@ -54,8 +56,6 @@ export async function applyTransaction(target: ApplyTarget, tx: BinlogTransactio
   } catch (error) {
     await target.conn.query('ROLLBACK').catch(() => undefined);
     throw error;
-  } finally {
-    await target.conn.query('SET @tsh_fence_bypass = 0').catch(() => undefined);
   }
   return ops.length;
 }

@@ -49,11 +49,16 @@ interface ZEvent {
   rows?: unknown[];
 }
 
+/** Largest number of row changes applied (and positions persisted) as one batch. */
+const MAX_BATCH_CHANGES = 500;
+
 /**
- * Reads the server's binlog from `from` until `until`, handing each committed transaction to
- * `apply` in order (events of one transaction are buffered until its commit). Resolves with the
- * position reached (≥ `until`). Events of other databases and tables are skipped by the
- * client but their commits still advance the position, so `until` is always reached.
+ * Reads the server's binlog from `from` until `until`, handing committed transactions to
+ * `apply` in order (events of one transaction are buffered until its commit; transactions that
+ * arrived together are handed over as one batch). Resolves with the position reached
+ * (≥ `until`), which the caller persists: transactions that touched no watched table are not
+ * handed over at all — persisting a position for each would write to the metadata database,
+ * whose own commits, on a shared server, would feed the stream for ever.
  */
 export async function streamBinlog(options: StreamOptions): Promise<BinlogPosition> {
   if (comparePositions(options.from, options.until) >= 0) return options.from;
@@ -70,6 +75,8 @@ export async function streamBinlog(options: StreamOptions): Promise<BinlogPositi
   const watched = new Set(options.tables);
   const queue: { event: ZEvent; at: BinlogPosition }[] = [];
   let pending: RowChange[] = [];
+  let batch: RowChange[] = [];
+  let batchEnd: BinlogPosition | undefined;
   let reached = options.from;
   let wake: (() => void) | undefined;
   let failure: unknown;
@@ -121,21 +128,25 @@ export async function streamBinlog(options: StreamOptions): Promise<BinlogPositi
           if (table && watched.has(table)) pending.push(...toChanges(name, table, event.rows ?? []));
           break;
         case 'xid':
-        case 'query': {
+        case 'query':
           // A commit (xid), or a statement outside a transaction (DDL, COMMIT of a
           // non-transactional table): the end of a unit the stream may resume after.
-          const changes = pending;
+          batch.push(...pending);
           pending = [];
-          if (changes.length > 0 || comparePositions(at, reached) > 0) {
-            await options.apply({ changes, end: at });
-            reached = at;
+          batchEnd = at;
+          // Several committed transactions are applied as one (still whole transactions, in
+          // order): one target commit and one position write for a burst, not one per event.
+          if (batch.length > 0 && (queue.length === 0 || batch.length >= MAX_BATCH_CHANGES)) {
+            await options.apply({ changes: batch, end: at });
+            batch = [];
           }
+          reached = at;
           break;
-        }
         default:
           throw new ReshardingError('unsupported-event', `[BUG] binlog event ${name} was not asked for`);
       }
     }
+    if (batch.length > 0) await options.apply({ changes: batch, end: batchEnd! });
     return reached;
   } finally {
     zongji.stop();

@@ -1,6 +1,6 @@
 import type { Connection } from 'mysql2/promise';
 import { installFence, releaseFence, type FencedTable } from '../topology/fence.js';
-import { applyTransaction, type ApplyTarget } from './apply-changes.js';
+import { applyTransaction, setFenceBypass, type ApplyTarget } from './apply-changes.js';
 import { comparePositions, type BinlogPosition } from './binlog-position.js';
 import { streamBinlog } from './binlog-stream.js';
 import { bucketCondition } from './bucket-filter.js';
@@ -39,7 +39,15 @@ export interface MoverOptions {
   /** Binlog reader ids; each stream takes `serverIdBase + move id * 2 (+1 for reverse)`. @default 4_000_000 */
   readonly serverIdBase?: number;
   readonly metrics?: ReshardingMetrics;
+  /**
+   * Fault injection (tests): called at each point where a killed mover must be able to resume;
+   * the kill tests end the process there with SIGKILL.
+   */
+  readonly faultPoint?: (point: FaultPoint) => void | Promise<void>;
 }
+
+/** Where {@link MoverOptions.faultPoint} is called: after a copy chunk, an applied forward transaction, a verify chunk, the fence, the publish, an applied reverse transaction. */
+export type FaultPoint = 'copy' | 'catch-up' | 'verify' | 'fence' | 'flip' | 'reverse';
 
 /** Options of `switch`. */
 export interface SwitchOptions {
@@ -208,6 +216,7 @@ export class Mover {
               onChunk: async (e) => {
                 this.metrics.rowsCopied.inc({ move: String(id), table: e.table }, e.rows);
                 await copy.onChunk?.(e);
+                await this.options.faultPoint?.('copy');
               },
             },
           );
@@ -251,11 +260,13 @@ export class Mover {
         until: end,
         serverId: (this.options.serverIdBase ?? 4_000_000) + ctx.record.id * 2,
         apply: async (tx) => {
-          const n = await applyTransaction(this.applyTarget(ctx, t, ctx.target.database, false), tx);
+          const n = await applyTransaction(this.applyTarget(ctx, t, ctx.target.database), tx);
           await store.setForward(ctx.record.id, tx.end);
           this.metrics.eventsApplied.inc({ move: String(ctx.record.id), direction: 'forward' }, n);
+          if (n > 0) await this.options.faultPoint?.('catch-up');
         },
       });
+      await store.setForward(ctx.record.id, reached);
       this.metrics.lagBytes.set({ move: String(ctx.record.id), direction: 'forward' }, lagBytes(reached, await currentPosition(s)) ?? -1);
       return reached;
     } finally {
@@ -263,8 +274,8 @@ export class Mover {
     }
   }
 
-  private applyTarget(ctx: MoveContext, conn: Connection, database: string, bypassFence: boolean): ApplyTarget {
-    return { conn, database, shapes: new Map(ctx.shapes.filter((x) => x.kind === 'sharded').map((x) => [x.table, x])), bucketCount: ctx.bucketCount, spans: ctx.spans, bypassFence };
+  private applyTarget(ctx: MoveContext, conn: Connection, database: string): ApplyTarget {
+    return { conn, database, shapes: new Map(ctx.shapes.filter((x) => x.kind === 'sharded').map((x) => [x.table, x])), bucketCount: ctx.bucketCount, spans: ctx.spans };
   }
 
   /**
@@ -295,6 +306,7 @@ export class Mover {
           async (upTo, result) => {
             await store.verifyProgress(id, shape.table, upTo, result);
             options.onChunk?.(shape.table, upTo);
+            await this.options.faultPoint?.('verify');
           },
         );
       }
@@ -355,6 +367,7 @@ export class Mover {
       const pauseStart = Date.now();
       await installFence(s, { database: ctx.source.database, tables: fenced, bucketCount: ctx.bucketCount, ranges: ctx.spans, version: next.version });
       await options.afterFence?.();
+      await this.options.faultPoint?.('fence');
       if (!(await waitTransactionsEnded(s, open, options.inFlightTimeoutMs ?? 5000))) {
         await releaseFence(s, { database: ctx.source.database, ranges: ctx.spans });
         await store.transition(id, ['cutting_over'], 'catching_up', 'switch: transactions open at the fence did not end in time; fence released');
@@ -367,6 +380,7 @@ export class Mover {
       this.lastPause = Date.now() - pauseStart;
       this.metrics.fencePause.observe(this.lastPause);
       await options.afterPublish?.();
+      await this.options.faultPoint?.('flip');
     } finally {
       await Promise.all([s.end(), t.end()]);
     }
@@ -402,7 +416,8 @@ export class Mover {
     const [s, t] = [await connect(ctx.source), await connect(ctx.target)];
     try {
       const end = until ?? (await currentPosition(t));
-      return await streamBinlog({
+      await setFenceBypass(s, true);
+      const reached = await streamBinlog({
         server: ctx.target,
         database: ctx.target.database,
         tables: ctx.shapes.filter((x) => x.kind === 'sharded').map((x) => x.table),
@@ -410,11 +425,14 @@ export class Mover {
         until: end,
         serverId: (this.options.serverIdBase ?? 4_000_000) + ctx.record.id * 2 + 1,
         apply: async (tx) => {
-          const n = await applyTransaction(this.applyTarget(ctx, s, ctx.source.database, true), tx);
+          const n = await applyTransaction(this.applyTarget(ctx, s, ctx.source.database), tx);
           await store.setReverse(ctx.record.id, tx.end);
           this.metrics.eventsApplied.inc({ move: String(ctx.record.id), direction: 'reverse' }, n);
+          if (n > 0) await this.options.faultPoint?.('reverse');
         },
       });
+      await store.setReverse(ctx.record.id, reached);
+      return reached;
     } finally {
       await Promise.all([s.end(), t.end()]);
     }

@@ -30,7 +30,7 @@ describe.runIf(available)('online move on MariaDB', () => {
   beforeAll(async () => {
     await createWorld(SERVER, DB.meta, V1, [SERVER]);
     app = await App.open(SERVER, DB.meta, [SERVER]);
-    for (let id = 1; id <= 600; id++) await app.upsert(id, `seed${id}`, `${id}.50`);
+    await app.seed(600);
     const c = await serverConn(SERVER, DB.s0);
     await c.query("INSERT INTO tags VALUES ('alpha', 1), ('beta', 2), ('gamma', 3), ('delta', 4)");
     await c.end();

@@ -144,6 +144,17 @@ export class App {
     this.ledger.push({ op: 'upsert', id, name, amount });
   }
 
+  /** Ids 1…count, written shard by shard in one statement each (recorded in the ledger). */
+  async seed(count: number): Promise<void> {
+    const byShard = new Map<string, number[]>();
+    for (let id = 1; id <= count; id++) byShard.set(this.shardOf(id), [...(byShard.get(this.shardOf(id)) ?? []), id]);
+    for (const ids of byShard.values()) {
+      const c = await this.connOf(ids[0]!);
+      await c.query('INSERT INTO items (id, name, amount) VALUES ?', [ids.map((id) => [id, `seed${id}`, `${id}.25`])]);
+      for (const id of ids) this.ledger.push({ op: 'upsert', id, name: `seed${id}`, amount: `${id}.25` });
+    }
+  }
+
   async remove(id: number): Promise<void> {
     await this.retrying(async () => {
       const c = await this.connOf(id);

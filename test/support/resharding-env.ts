@@ -128,7 +128,10 @@ export class App {
         await fn();
         return;
       } catch (error) {
-        if (!isFencedError(error) || Date.now() > deadline) throw error;
+        // A transaction open when the fence goes in can also lose a deadlock against the
+        // fence's INSERT (errno 1213, SQLSTATE 40001): retried like any deadlock.
+        const deadlock = (error as { errno?: number }).errno === 1213;
+        if ((!isFencedError(error) && !deadlock) || Date.now() > deadline) throw error;
         this.fencedRetries++;
         await new Promise((r) => setTimeout(r, 5));
         await this.refresh();
@@ -153,6 +156,51 @@ export class App {
       await c.query('INSERT INTO items (id, name, amount) VALUES ?', [ids.map((id) => [id, `seed${id}`, `${id}.25`])]);
       for (const id of ids) this.ledger.push({ op: 'upsert', id, name: `seed${id}`, amount: `${id}.25` });
     }
+  }
+
+  /**
+   * Two upserts in one transaction. When both rows live on one server they share one
+   * connection and commit together (a transaction across two shards of that server); a fence
+   * refusal rolls the whole transaction back and it is retried after a refresh.
+   */
+  async pair(a: number, b: number, name: string, amount: string): Promise<void> {
+    const where = (id: number) => this.placement.shards.find((s) => s.name === this.shardOf(id))!;
+    if (where(a).server !== where(b).server) {
+      await this.upsert(a, name, amount);
+      await this.upsert(b, name, amount);
+      return;
+    }
+    let split = false;
+    await this.retrying(async () => {
+      const [sa, sb] = [where(a), where(b)];
+      if (sa.server !== sb.server) {
+        split = true; // the placement changed under us: the rows are now on two servers
+        return;
+      }
+      const c = await this.conn(sa.server, sa.database);
+      await c.query('START TRANSACTION');
+      try {
+        for (const [id, shard] of [[a, sa], [b, sb]] as const) {
+          await c.query(`INSERT INTO \`${shard.database}\`.items (id, name, amount) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE name = VALUES(name), amount = VALUES(amount)`, [id, name, amount]);
+        }
+        await c.query('COMMIT');
+      } catch (error) {
+        await c.query('ROLLBACK');
+        throw error;
+      }
+    });
+    if (split) {
+      await this.upsert(a, name, amount);
+      await this.upsert(b, name, amount);
+      return;
+    }
+    this.ledger.push({ op: 'upsert', id: a, name, amount }, { op: 'upsert', id: b, name, amount });
+  }
+
+  /** A read by primary key (by the known placement); the value is not checked (reads are not fenced). */
+  async read(id: number): Promise<void> {
+    const c = await this.connOf(id);
+    await c.query('SELECT id, name, amount FROM items WHERE id = ?', [id]);
   }
 
   async remove(id: number): Promise<void> {

@@ -8,7 +8,7 @@
 //            --rows=N (order rows per shard), --page-rows=N, --reps=N, --duration=ms,
 //            --warmup=ms, --pool=N (connections per raw mysql2 shard pool), --server-pool=N
 //            (the sharded sources' pool for the server), --only=matrix,overhead,
-//            by-hand,planner,plan-cache,deep-paging,router,xa, --out=DIR
+//            by-hand,planner,plan-cache,deep-paging,router,xa,resharding, --out=DIR
 import 'reflect-metadata';
 import { execSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -27,6 +27,7 @@ import { runPlanner, runPlanCacheSweep } from './cases/planner.mjs';
 import { runDeepPaging } from './cases/deep-paging.mjs';
 import { runRouter } from './cases/router.mjs';
 import { runXaCommit } from './cases/xa-commit.mjs';
+import { runResharding } from './cases/resharding.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SHARDS = 64;
@@ -167,6 +168,7 @@ async function main() {
     await guarded('deep-paging', 'deepPaging', runDeepPaging);
     await guarded('router', 'router', runRouter);
     await guarded('xa', 'xa', runXaCommit);
+    await guarded('resharding', 'resharding', runResharding);
     ctx.sampleThreads();
   } finally {
     for (const ds of sources.reverse()) await ds.destroy().catch((e) => log(`destroy: ${errorMessage(e)}`));

@@ -6,6 +6,8 @@
  * ```
  */
 export { ShardedDataSource } from './data-source/sharded-data-source.js';
+export { publishTopology, type PublishTopologyOptions } from './data-source/publish-topology.js';
+export { moveBucketsOffline, type OfflineMoveOptions, type OfflineMoveReport } from './data-source/move-buckets-offline.js';
 export type {
   ShardedDataSourceOptions,
   MysqlShardedOptions,
@@ -47,6 +49,7 @@ export {
   createFunctionAlgorithm,
   canonicalKeyString,
   crc32,
+  bucketSql,
   defaultBucketMap,
   DEFAULT_BUCKET_COUNT,
   type BucketRange,
@@ -80,6 +83,13 @@ export {
   type FencedTable,
   type FenceRange,
   type SqlConnection,
+  type TopologyDocument,
+  type TopologyShard,
+  type TopologyView,
+  type TopologyOptions,
+  type MysqlTopologyOptions,
+  type SqliteTopologyOptions,
+  validateTopologyDocument,
 } from './topology/index.js';
 export { ClockMovedBackwardsError, InvalidEpochError, InvalidWorkerIdError, WorkerLeaseError } from './keys/key-errors.js';
 // Online resharding: the move workflow (see the README, "Online resharding → moving buckets").

@@ -1,3 +1,4 @@
+import type { TopologyOptions } from '../topology/topology-options.js';
 import type { MysqlDataSourceOptions } from 'typeorm/driver/mysql/MysqlDataSourceOptions.js';
 import type { BetterSqlite3DataSourceOptions } from 'typeorm/driver/better-sqlite3/BetterSqlite3DataSourceOptions.js';
 import type { PhysicalQueryLogLevel } from '../log/physical-query-log.js';
@@ -142,6 +143,14 @@ export interface ShardingOptions {
    * @default { crossServer: 'atomic' }
    */
   readonly transactions?: TransactionOptions;
+  /**
+   * The shared, versioned topology (README, "Online resharding"): the bucket map and where each
+   * shard lives are read at `initialize()` from metadata tables (on MySQL/MariaDB a server of
+   * `servers`, database `typeorm_sharding_meta`; on SQLite `{ file }`), polled every `refreshMs`,
+   * and writes the fence of a cutover refuses are retried under the new version.
+   * @default undefined (the topology is the configuration's, fixed)
+   */
+  readonly topology?: TopologyOptions;
 }
 
 /**

@@ -36,6 +36,14 @@ import { startCrossServerTransactions } from '../transactions/start-cross-server
 import type { XaCoordinator } from '../transactions/xa-coordinator.js';
 import type { ResolveReport } from '../transactions/xa-resolver.js';
 import type { CommitProtocol } from '../session/commit-protocol.js';
+import type { EngineSettings } from '../engine/sharding-engine.js';
+import type { GovernedPlacement } from '../rules/resolve-rules.js';
+import { resolveTopologyOptions, type ResolvedTopologyOptions } from '../topology/topology-options.js';
+import { TopologyStore } from '../topology/topology-store.js';
+import { TopologyRuntime, type TopologyView } from '../topology/topology-runtime.js';
+import { validateTopologyDocument, type TopologyDocument } from '../topology/topology-document.js';
+import type { EngineSource } from './sharding-query-runner.js';
+import { declaredBucketCount, initialDocument, shardEntriesOf, storeSource } from './topology-setup.js';
 
 /** Schema steps the ShardedDataSource drives itself, so neither its base nor a shard may run them on its own. */
 const DRIVEN_BY_SHARDED_SOURCE = { synchronize: false, migrationsRun: false, dropSchema: false };
@@ -71,16 +79,34 @@ export class ShardedDataSource extends DataSource {
   private xa: XaCoordinator | undefined;
   /** How sessions commit transactions that reach several servers. */
   private protocol: CommitProtocol | undefined;
+  /** `sharding.topology`, checked at construction. */
+  private readonly topologySettings: ResolvedTopologyOptions | undefined;
+  /** With a topology store: its connection, and the loop that follows it. */
+  private storeDataSource: DataSource | undefined;
+  private topologyStore: TopologyStore | undefined;
+  private topologyRuntime: TopologyRuntime | undefined;
+  /** The shards routed by now, in order (the first is the default shard). */
+  private currentTopology: Topology | undefined;
+  /** Every shard DataSource opened, by name: shards a newer topology dropped stay open until destroy(). */
+  private openedShards = new Map<string, DataSource>();
+  private engineSettings: EngineSettings | undefined;
+  /** What runners run statements with: the engine of the topology version in force. */
+  private readonly engineSource: EngineSource = {
+    current: () => this.requireEngine(),
+    guard: <T>(attempt: () => Promise<T>, inTransaction: () => boolean) => (this.topologyRuntime ? this.topologyRuntime.guard(attempt, inTransaction) : attempt()),
+  };
 
   constructor(options: ShardedDataSourceOptions) {
     let configError: ShardingError | undefined;
     let layout: Layout | undefined;
+    let topologySettings: ResolvedTopologyOptions | undefined;
     try {
       validateShards(options);
       resolveShardingOptions(options.sharding);
       checkKeyGeneratorOptions(options.sharding?.keyGenerator);
       layout = resolveLayout(options, options.type === 'better-sqlite3' ? 'sqlite' : 'mysql');
       resolveTransactionOptions(options.sharding?.transactions);
+      topologySettings = resolveTopologyOptions(options.sharding?.topology, options.type === 'better-sqlite3' ? 'sqlite' : 'mysql');
     } catch (error) {
       if (!(error instanceof ShardingError)) throw error;
       configError = error;
@@ -96,19 +122,20 @@ export class ShardedDataSource extends DataSource {
     this.shardedOptions = options;
     this.configError = configError;
     this.layout = layout;
+    this.topologySettings = topologySettings;
     detachDriverConnections(this.driver, baseType === 'better-sqlite3' ? 'sqlite' : 'mysql', (mode) => this.createQueryRunner(mode));
   }
 
   /** Names of the shards, in configuration order (the first is the default shard). */
   get shardNames(): string[] {
-    return this.shardedOptions.shards.map((s) => s.name);
+    return (this.currentTopology?.shards ?? this.shardedOptions.shards).map((s) => s.name);
   }
 
-  /** The TypeORM DataSource of one shard. */
+  /** The TypeORM DataSource of one shard (also of a shard a newer topology no longer lists, until destroy()). */
   getShardDataSource(name: string): DataSource {
     const index = this.shardNames.indexOf(name);
-    const ds = this.shardSources[index];
-    if (index < 0 || !ds) {
+    const ds = this.shardSources[index] ?? this.openedShards.get(name);
+    if (!ds) {
       throw new ShardingConfigError(`No shard named "${name}"${this.isInitialized ? '' : ' (the data source is not initialised)'}; shards are: ${this.shardNames.join(', ')}.`);
     }
     return ds;
@@ -215,11 +242,11 @@ export class ShardedDataSource extends DataSource {
   }
 
   override createQueryRunner(mode: ReplicationMode = 'master'): QueryRunner {
-    const engine = this.requireEngine();
+    this.requireEngine();
     // Like TypeORM's own SQLite driver, SQLite shares one runner (each shard is one connection).
     const runner = this.dialect === 'mysql'
-      ? new MysqlShardingQueryRunner(this.driver as MysqlDriver, mode, engine, this.protocol)
-      : (this.sqliteRunner ??= new SqliteShardingQueryRunner(this.driver as BetterSqlite3Driver, 'master', engine, { protocol: this.protocol, serialize: (work) => inTurnWithTransactions(this, work) }));
+      ? new MysqlShardingQueryRunner(this.driver as MysqlDriver, mode, this.engineSource, this.protocol)
+      : (this.sqliteRunner ??= new SqliteShardingQueryRunner(this.driver as BetterSqlite3Driver, 'master', this.engineSource, { protocol: this.protocol, serialize: (work) => inTurnWithTransactions(this, work) }));
     Object.assign(runner, { manager: this.createEntityManager(runner) });
     return runner;
   }
@@ -238,12 +265,16 @@ export class ShardedDataSource extends DataSource {
     if (this.configError) throw this.configError;
     if (this.isInitialized) throw new ShardingConfigError('This ShardedDataSource is already initialised.');
     const settings = resolveShardingOptions(this.shardedOptions.sharding);
-    const shards = this.shardedOptions.shards;
-    const topology: Topology = this.layout!.topology;
+    // With a topology store, its current version says which shards exist and where.
+    const current = await this.openTopologyStore();
+    const topology: Topology = current ? this.topologyOf(current.document) : this.layout!.topology;
+    const shards = topology.shards;
     const routing = this.layout!.routing;
+    this.currentTopology = topology;
     this.shardLoggers = shards.map((shard) => new ShardLogger(() => this.logger, shard.name));
     const shardOptions = (i: number) => ({ ...revealPassword(topology.shards[i]!.options), ...SHARD_ONLY, logger: this.shardLoggers[i] }) as unknown as DataSourceOptions;
     this.shardSources = topology.shards.map((_, i) => new DataSource(shardOptions(i)));
+    this.openedShards = new Map(topology.shards.map((shard, i) => [shard.name, this.shardSources[i]!]));
 
     try {
       if (this.dialect === 'mysql') {
@@ -275,27 +306,24 @@ export class ShardedDataSource extends DataSource {
     try {
       await this.buildMetadatas();
       this.copyDriverCapabilities(this.shardSources[0]!);
-      this.rules = resolveShardingRules(this.entityMetadatas, this.shardNames, (m, p) => this.normalizedTypeOf(m, p), this.shardedOptions.sharding?.tables);
+      const governed = current ? governedBy(current.document) : undefined;
+      this.rules = resolveShardingRules(this.entityMetadatas, this.shardNames, (m, p) => this.normalizedTypeOf(m, p), this.shardedOptions.sharding?.tables, governed);
       // Global unique indexes: their lookup tables are entities of this source and of every shard.
       const indexes = this.rules.globalIndexes;
       await registerLookupTables(this, indexes);
       for (const ds of this.shardSources) await registerLookupTables(ds, indexes);
-      this.rules = withLookupTables(this.rules, this.entityMetadatas, (m, p) => this.normalizedTypeOf(m, p), this.dialect);
+      this.rules = withLookupTables(this.rules, this.entityMetadatas, (m, p) => this.normalizedTypeOf(m, p), this.dialect, governed);
       const keys = planGlobalKeys(this.shardedOptions.sharding?.keyGenerator, this.entityMetadatas, this.dialect, (c) => String(this.driver.normalizeType(c)), (m) => this.logger.log('warn', m));
-      this.targets = this.shardSources.map((ds, i) => {
-        const shard = topology.shards[i]!;
-        return this.dialect === 'mysql'
-          ? serverShardTarget(shard.name, i, shard.database!, this.serverPools[shard.server]!, this.serverSources[shard.server]!, ds, this.routerRuntime?.nodes[shard.server])
-          : dataSourceTarget(shard.name, i, ds);
-      });
+      this.targets = this.targetsOf(topology, this.shardSources);
       const logPhysical = physicalQueryLog(() => this.logger, this.shardedOptions.sharding?.logPhysicalQueries ?? false, this.shardedOptions.maxQueryExecutionTime);
       const coalesce = this.dialect === 'mysql' ? settings.coalesce : undefined;
       // TypeORM's MySQL driver turns both on unless told otherwise: mysql2 then returns every BIGINT as text.
       const mysqlOptions = this.shardedOptions as { supportBigNumbers?: boolean; bigNumberStrings?: boolean };
       const bigintForm = this.dialect === 'mysql' && mysqlOptions.supportBigNumbers !== false && mysqlOptions.bigNumberStrings !== false ? 'text' : 'number';
-      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, { ...settings, coalesce, logPhysical, routing: this.routerRuntime?.routing, bigintForm });
-      const engine = this.engine;
-      this.routerRuntime?.router.metrics.readPlanCache(() => engine.planCacheStats);
+      this.engineSettings = { ...settings, coalesce, logPhysical, routing: this.routerRuntime?.routing, bigintForm };
+      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, this.engineSettings);
+      // Read through `this`: a newer topology version swaps the engine (and its plan cache).
+      this.routerRuntime?.router.metrics.readPlanCache(() => this.requireEngine().planCacheStats);
       Object.assign(this, { isInitialized: true });
       // Before any schema change: a prepared branch left by a dead process holds its rows' locks.
       const transactions = await startCrossServerTransactions(this.dialect, topology, this.serverPools, this.shardedOptions.sharding?.transactions, (level, message) => this.logger.log(level, message));
@@ -313,9 +341,14 @@ export class ShardedDataSource extends DataSource {
       if (this.globalKeys) this.subscribers.unshift(this.globalKeys.subscriber);
       // Last: heartbeats, lag checks and load sampling run while the data source is open.
       await this.routerRuntime?.start();
+      if (current) {
+        this.topologyRuntime = new TopologyRuntime(this.topologyStore!, this.topologySettings!, current, (document) => this.adoptTopology(document), (message) => this.logger.log('warn', message));
+        await this.topologyRuntime.start();
+      }
     } catch (error) {
       Object.assign(this, { isInitialized: false });
       this.engine = undefined;
+      await this.closeTopologyStore().catch(() => undefined);
       await this.xa?.stop().catch(() => undefined);
       this.xa = undefined;
       await this.closeShards();
@@ -380,8 +413,47 @@ export class ShardedDataSource extends DataSource {
     return this.globalKeys.generator;
   }
 
+  /**
+   * The shared topology (with `sharding.topology`): the version routed by, its document, and
+   * `refresh()` / `onChange()`. See README, "Online resharding".
+   */
+  get topology(): TopologyView {
+    const runtime = this.topologyRuntime;
+    if (!runtime) {
+      throw new ShardingConfigError(this.isInitialized ? 'No topology store: set sharding.topology to share a versioned topology.' : 'The ShardedDataSource is not initialised; call initialize() first.');
+    }
+    return {
+      get version() {
+        return runtime.version;
+      },
+      get document() {
+        return runtime.document;
+      },
+      refresh: () => runtime.refresh(),
+      onChange: (listener) => runtime.onChange(listener),
+    };
+  }
+
+  /**
+   * Publishes `document` as the next topology version (its `version` must be the current one + 1)
+   * and adopts it. Refused with `TopologyDocumentError` unless every bucket belongs to exactly one
+   * listed shard and every shard is on a server of this data source; `TopologyConflictError` when
+   * another process published that version first.
+   */
+  async publishTopology(document: TopologyDocument, comment?: string): Promise<void> {
+    const store = this.topologyStore;
+    if (!store || !this.topologyRuntime) throw new ShardingConfigError('No topology store: set sharding.topology to publish topology versions.');
+    const servers = this.dialect === 'sqlite' ? document.shards?.map((s) => s.name) : this.layout!.topology.servers.map((s) => s.name);
+    validateTopologyDocument(document, { servers, previous: this.topologyRuntime.document });
+    // Checks that this data source can open every shard of it before anyone routes by it.
+    this.topologyOf(document);
+    await store.publish(document, comment, servers);
+    await this.topologyRuntime.refresh();
+  }
+
   /** Closes every shard connection (after releasing a leased worker id). */
   override async destroy(): Promise<void> {
+    await this.closeTopologyStore();
     await this.globalKeys?.stop();
     this.globalKeys = undefined;
     await this.xa?.stop();
@@ -393,6 +465,101 @@ export class ShardedDataSource extends DataSource {
     Object.assign(this, { isInitialized: false });
   }
 
+  /** Opens the topology store of `sharding.topology` and reads (or, when empty, publishes) its current version. */
+  private async openTopologyStore(): Promise<{ version: number; document: TopologyDocument } | undefined> {
+    const settings = this.topologySettings;
+    if (!settings) return undefined;
+    const configured = this.layout!.topology;
+    const source = storeSource(settings, configured);
+    this.storeDataSource = source;
+    try {
+      await source.initialize();
+      const store = new TopologyStore(source, this.dialect, settings.dialect === 'mysql' ? settings.database : undefined);
+      await store.ensureTables();
+      const current = (await store.current()) ?? (await store.publishInitial(initialDocument(configured, declaredBucketCount(this.shardedOptions.entities))));
+      this.topologyStore = store;
+      return current;
+    } catch (error) {
+      await this.closeTopologyStore().catch(() => undefined);
+      if (error instanceof ShardingError) throw error;
+      throw new ShardConnectionError(`Could not read the topology store: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    }
+  }
+
+  private async closeTopologyStore(): Promise<void> {
+    const runtime = this.topologyRuntime;
+    const source = this.storeDataSource;
+    this.topologyRuntime = undefined;
+    this.topologyStore = undefined;
+    this.storeDataSource = undefined;
+    try {
+      await runtime?.stop();
+    } finally {
+      if (source?.isInitialized) await source.destroy();
+    }
+  }
+
+  /** The servers and shards `document` places, on the servers this data source opened. */
+  private topologyOf(document: TopologyDocument): Topology {
+    const configured = this.layout!.topology;
+    const entries = shardEntriesOf(document, this.shardedOptions, configured, this.dialect);
+    const resolved = resolveLayout({ ...this.shardedOptions, shards: entries } as unknown as ShardedDataSourceOptions, this.dialect).topology;
+    if (this.dialect === 'sqlite') return resolved;
+    // Server indexes are those of the configuration (whose servers are the ones opened).
+    const shards = resolved.shards.map((shard) => ({ ...shard, server: configured.servers.findIndex((s) => s.name === resolved.servers[shard.server]!.name) }));
+    const missing = shards.find((shard) => shard.server < 0);
+    if (missing) throw new ShardingConfigError(`Topology version ${document.version}: shard "${missing.name}" is on a server this data source did not open; add it to \`servers\`.`, { shard: missing.name });
+    return { servers: configured.servers, shards };
+  }
+
+  private targetsOf(topology: Topology, sources: readonly DataSource[]): ShardTarget[] {
+    return sources.map((ds, i) => {
+      const shard = topology.shards[i]!;
+      return this.dialect === 'mysql'
+        ? serverShardTarget(shard.name, i, shard.database!, this.serverPools[shard.server]!, this.serverSources[shard.server]!, ds, this.routerRuntime?.nodes[shard.server])
+        : dataSourceTarget(shard.name, i, ds);
+    });
+  }
+
+  /**
+   * Swaps in the routing state of a newer topology version: opens the shards it adds, rebuilds
+   * the rules (its bucket map), the targets and the engine (a fresh plan cache: no plan of an
+   * older version is used again). Statements already running finish on the old engine; a
+   * transaction keeps the engine it began with (the fence refuses what it would misplace).
+   */
+  private async adoptTopology(document: TopologyDocument): Promise<void> {
+    const topology = this.topologyOf(document);
+    const sources: DataSource[] = [];
+    for (const shard of topology.shards) sources.push(this.openedShards.get(shard.name) ?? (await this.openShard(shard)));
+    const governed = governedBy(document);
+    const names = topology.shards.map((s) => s.name);
+    const base = resolveShardingRules(this.entityMetadatas, names, (m, p) => this.normalizedTypeOf(m, p), this.shardedOptions.sharding?.tables, governed);
+    const rules = withLookupTables(base, this.entityMetadatas, (m, p) => this.normalizedTypeOf(m, p), this.dialect, governed);
+    const targets = this.targetsOf(topology, sources);
+    const engine = new ShardingEngine(rules, targets, this.dialect, this.engineSettings!);
+    // One synchronous swap: every statement from here on plans with the new state.
+    this.currentTopology = topology;
+    this.shardSources = sources;
+    this.rules = rules;
+    this.targets = targets;
+    this.engine = engine;
+  }
+
+  /** Opens the DataSource of a shard a newer topology added (MySQL: on its server's pool). */
+  private async openShard(shard: Topology['shards'][number]): Promise<DataSource> {
+    const logger = new ShardLogger(() => this.logger, shard.name);
+    const ds = new DataSource({ ...revealPassword(shard.options), ...SHARD_ONLY, logger } as unknown as DataSourceOptions);
+    if (this.dialect === 'mysql') {
+      const view = this.serverPools[shard.server]!.databaseView(shard.database!);
+      Object.assign(ds.driver, { createPool: async () => view });
+    }
+    await initializeAll([ds], () => ({ label: `shard ${shard.name} (topology)`, shard: shard.name }));
+    await registerLookupTables(ds, this.rules!.globalIndexes);
+    this.shardLoggers.push(logger);
+    this.openedShards.set(shard.name, ds);
+    return ds;
+  }
+
   private get dialect(): SqlDialect {
     return this.shardedOptions.type === 'better-sqlite3' ? 'sqlite' : 'mysql';
   }
@@ -402,9 +569,12 @@ export class ShardedDataSource extends DataSource {
     const runtime = this.routerRuntime;
     this.routerRuntime = undefined;
     await runtime?.close().catch(() => undefined);
-    const shardResults = await Promise.allSettled(this.shardSources.filter((ds) => ds.isInitialized).map((ds) => ds.destroy()));
+    const opened = new Set([...this.shardSources, ...this.openedShards.values()]);
+    const shardResults = await Promise.allSettled([...opened].filter((ds) => ds.isInitialized).map((ds) => ds.destroy()));
     const serverResults = await Promise.allSettled(this.serverSources.filter((ds) => ds.isInitialized).map((ds) => ds.destroy()));
     this.shardSources = [];
+    this.openedShards = new Map();
+    this.currentTopology = undefined;
     this.serverSources = [];
     this.serverPools = [];
     this.targets = [];
@@ -436,6 +606,11 @@ export class ShardedDataSource extends DataSource {
     if (!this.rules) throw new ShardingConfigError('The ShardedDataSource is not initialised; call initialize() first.');
     return this.rules;
   }
+}
+
+/** The placement a topology version gives every entity the store governs. */
+function governedBy(document: TopologyDocument): GovernedPlacement {
+  return { bucketCount: document.bucketCount, bucketMap: document.bucketMap };
 }
 
 function withoutName(shard: ShardConnectionOptions): Record<string, unknown> {

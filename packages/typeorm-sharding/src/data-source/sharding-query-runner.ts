@@ -14,6 +14,15 @@ import { loggedParameters, withQueryLogging } from '../log/logical-query-log.js'
 type AnyRunnerClass = abstract new (...args: any[]) => QueryRunner & { isReleased: boolean };
 
 /**
+ * Where a runner finds the engine to run a statement with: the data source swaps it when it
+ * adopts a new topology version. `guard` (with a topology store) retries what the fence refused.
+ */
+export interface EngineSource {
+  current(): ShardingEngine;
+  guard?<T>(attempt: () => Promise<T>, inTransaction: () => boolean): Promise<T>;
+}
+
+/**
  * The one interception point: every statement TypeORM runs through a ShardedDataSource
  * (find, QueryBuilder, save, transaction, raw query, schema inspection) arrives at `query()`.
  * The class extends the driver's own QueryRunner so that TypeORM's SQL generation and
@@ -21,14 +30,28 @@ type AnyRunnerClass = abstract new (...args: any[]) => QueryRunner & { isRelease
  */
 function withSharding<T extends AnyRunnerClass>(Base: T) {
   abstract class ShardingQueryRunner extends Base {
-    abstract readonly engine: ShardingEngine;
+    abstract readonly engines: EngineSource;
     abstract readonly session: ShardSession;
+    /** The engine a transaction started with: its statements stay on one topology version (internal). */
+    pinnedEngine: ShardingEngine | undefined;
+
+    /** The current engine; inside a transaction, the one it began with. */
+    get engine(): ShardingEngine {
+      const current = this.engines.current();
+      if (!this.session.inTransaction) {
+        this.pinnedEngine = undefined;
+        return current;
+      }
+      return (this.pinnedEngine ??= current);
+    }
 
     // TypeORM's QueryRunner contract: raw driver results are typed `any`.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     override async query(sql: string, parameters?: unknown[], useStructuredResult = false): Promise<any> {
       if (this.isReleased) throw new QueryRunnerAlreadyReleasedError();
-      const result: QueryResult = await withQueryLogging(this, this.engine.dialect, sql, parameters, () => this.engine.query(sql, parameters, this.session));
+      const attempt = () => this.engine.query(sql, parameters, this.session);
+      const guard = this.engines.guard?.bind(this.engines);
+      const result: QueryResult = await withQueryLogging(this, this.engine.dialect, sql, parameters, guard ? () => guard(attempt, () => this.session.inTransaction) : attempt);
       return useStructuredResult ? result : result.raw;
     }
 
@@ -67,7 +90,7 @@ const SqliteBase = withSharding(BetterSqlite3QueryRunner);
 /** Sharding runner for mysql / mariadb shards. */
 export class MysqlShardingQueryRunner extends MysqlBase {
   readonly session: ShardSession;
-  constructor(driver: MysqlDriver, mode: ReplicationMode, readonly engine: ShardingEngine, protocol?: CommitProtocol) {
+  constructor(driver: MysqlDriver, mode: ReplicationMode, readonly engines: EngineSource, protocol?: CommitProtocol) {
     super(driver, mode);
     this.session = new ShardSession(mode, 'mysql', { owner: this, protocol });
   }
@@ -76,7 +99,7 @@ export class MysqlShardingQueryRunner extends MysqlBase {
 /** Sharding runner for better-sqlite3 shards. */
 export class SqliteShardingQueryRunner extends SqliteBase {
   readonly session: ShardSession;
-  constructor(driver: BetterSqlite3Driver, mode: ReplicationMode, readonly engine: ShardingEngine, options: { protocol?: CommitProtocol; serialize?: <T>(work: () => Promise<T>) => Promise<T> } = {}) {
+  constructor(driver: BetterSqlite3Driver, mode: ReplicationMode, readonly engines: EngineSource, options: { protocol?: CommitProtocol; serialize?: <T>(work: () => Promise<T>) => Promise<T> } = {}) {
     super(driver);
     this.mode = mode;
     this.session = new ShardSession(mode, 'sqlite', { owner: this, ...options });

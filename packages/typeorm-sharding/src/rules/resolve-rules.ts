@@ -1,5 +1,5 @@
 import type { EntityMetadata } from 'typeorm';
-import { createAlgorithm, createTableLayout, DEFAULT_BUCKET_COUNT, type KeyKind, type ShardingAlgorithmOption, type TableLayout, type TableLayoutOption } from '../algorithms/index.js';
+import { createAlgorithm, createTableLayout, DEFAULT_BUCKET_COUNT, type BucketRange, type KeyKind, type ShardingAlgorithmOption, type TableLayout, type TableLayoutOption } from '../algorithms/index.js';
 import { getShardedOptions, getShardKeyProperties, isBroadcast, type ShardedOptions } from '../decorators/index.js';
 import { ShardingConfigError } from '../errors/index.js';
 import { checkForeignKeys } from './check-foreign-keys.js';
@@ -25,6 +25,8 @@ export function resolveShardingRules(
   normalizeType: (metadata: EntityMetadata, propertyName: string) => string,
   /** `sharding.tables`: table layouts by table name, in place of the decorators'. */
   tableLayouts: Readonly<Record<string, TableLayoutOption>> = {},
+  /** With a topology store: the bucket map of its current version, which places every `hash` entity. */
+  governed?: GovernedPlacement,
 ): ShardingRules {
   const layouts = new Map(Object.entries(tableLayouts).map(([name, option]) => [name.toLowerCase(), option]));
   for (const name of Object.keys(tableLayouts)) {
@@ -38,7 +40,7 @@ export function resolveShardingRules(
   for (const metadata of metadatas) {
     if (metadata.tableType === 'junction') continue;
     refuseShardedTree(metadata);
-    const rule = resolveEntityRule(metadata, shardNames, normalizeType, layouts.get(metadata.tableName.toLowerCase()));
+    const rule = resolveEntityRule(metadata, shardNames, normalizeType, layouts.get(metadata.tableName.toLowerCase()), governed);
     entityRules.push(rule);
     byMetadata.set(metadata, rule);
     const sharded = typeof metadata.target === 'function' ? getShardedOptions(metadata.target) : undefined;
@@ -74,6 +76,7 @@ export function withLookupTables(
   metadatas: readonly EntityMetadata[],
   normalizeType: (metadata: EntityMetadata, propertyName: string) => string,
   dialect: 'mysql' | 'sqlite',
+  governed?: GovernedPlacement,
 ): ShardingRules {
   if (rules.globalIndexes.length === 0) return rules;
   const lookups = rules.globalIndexes.map((index) => {
@@ -82,7 +85,8 @@ export function withLookupTables(
     const owner = rules.ruleOf(index.table)!;
     const column = index.owner.columns.find((c) => c.databaseName === index.columns[0])!;
     const kind = keyKindOf(normalizeType(index.owner, column.propertyName))!;
-    const option = (typeof owner.metadata.target === 'function' ? getShardedOptions(owner.metadata.target)?.algorithm : undefined) ?? 'hash';
+    const declared = (typeof owner.metadata.target === 'function' ? getShardedOptions(owner.metadata.target)?.algorithm : undefined) ?? 'hash';
+    const option = governed ? governedOption(declared, owner.metadata.name, governed) : declared;
     const binary = /_bin$|^binary$/i.test(column.collation ?? '') || /^binary$/i.test(column.charset ?? '');
     const fold = dialect === 'mysql' && kind === 'string' && !binary ? foldText : undefined;
     return lookupRuleOf(index, metadata, rules.shardNames, { option, kind, ...(fold ? { fold } : {}) });
@@ -126,6 +130,7 @@ function resolveEntityRule(
   shardNames: readonly string[],
   normalizeType: (metadata: EntityMetadata, propertyName: string) => string,
   configuredLayout: TableLayoutOption | undefined,
+  governed: GovernedPlacement | undefined,
 ): TableRule {
   const target = metadata.target;
   const base = { tableName: metadata.tableName, metadata, uniqueKeys: uniqueKeysOf(metadata) };
@@ -167,7 +172,8 @@ function resolveEntityRule(
   if (!kind) {
     throw new ShardingConfigError(`Entity ${name}: shard key "${propertyName}" has type "${normalizeType(metadata, propertyName)}"; only integer and string columns can be shard keys.`);
   }
-  const option = sharded.algorithm ?? 'hash';
+  const declared = sharded.algorithm ?? 'hash';
+  const option = governed ? governedOption(declared, name, governed) : declared;
   const algorithm = createAlgorithm(option, shardNames, kind);
   const tables = configuredLayout ?? sharded.tables;
   const layout = tables === undefined ? undefined : createTableLayout(tables, metadata.tableName, name, algorithm);
@@ -183,6 +189,32 @@ function resolveEntityRule(
       ...(layout ? { layout } : {}),
     },
   };
+}
+
+/** The placement a topology store gives every entity it governs. */
+export interface GovernedPlacement {
+  readonly bucketCount: number;
+  readonly bucketMap: readonly BucketRange[];
+}
+
+/**
+ * The algorithm of an entity under a topology store: `hash` with the store's bucket map. An
+ * entity that places its rows some other way (`mod`, a function, its own `bucketMap`, another
+ * bucket count) is refused: the store could not move its rows with their buckets, so a move
+ * would leave them behind (see README, "Online resharding").
+ */
+function governedOption(option: ShardingAlgorithmOption, entity: string, governed: GovernedPlacement): ShardingAlgorithmOption {
+  const spec = typeof option === 'string' ? { type: option } : typeof option === 'function' ? undefined : option;
+  const hash = spec?.type === 'hash' ? (spec as { buckets?: number; bucketMap?: unknown }) : undefined;
+  const fits = hash !== undefined && hash.bucketMap === undefined && (hash.buckets === undefined || hash.buckets === governed.bucketCount);
+  if (!fits) {
+    const what = typeof option === 'function' ? 'a function algorithm' : hash === undefined ? `algorithm ${JSON.stringify(option)}` : hash.bucketMap !== undefined ? 'its own bucketMap' : `${String(hash.buckets)} buckets`;
+    throw new ShardingConfigError(
+      `Entity ${entity}: with sharding.topology the topology store places every sharded entity (hash, ${governed.bucketCount} buckets, the store's bucket map), but ${entity} declares ${what}. ` +
+        "Use @Sharded() or @Sharded({ algorithm: 'hash' }) (its rows then move with their buckets), or leave sharding.topology unset.",
+    );
+  }
+  return { type: 'hash', buckets: governed.bucketCount, bucketMap: governed.bucketMap };
 }
 
 const functionIds = new WeakMap<Function, number>();

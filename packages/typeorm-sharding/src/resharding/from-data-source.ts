@@ -47,6 +47,7 @@ export function reshardingOf(ds: ShardedDataSource, options: ReshardingOfOptions
     servers,
     meta: { server: metaServer, database: topology?.database ?? DEFAULT_META_DATABASE },
     tables: governedTables(ds),
+    dataSource: ds,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.serverIdBase !== undefined ? { serverIdBase: options.serverIdBase } : {}),
   });

@@ -1,12 +1,12 @@
 /*
- * The mover's view of the topology store. The store itself (tsh_topology, tsh_topology_clients,
- * publishTopology) belongs to src/topology; until its publishing API is on this branch, this
- * thin adapter reads and writes those tables exactly as their contract defines them (the
- * current topology is the row with MAX(version); a new version is a plain INSERT of version+1,
- * so a duplicate key means someone else published first).
+ * The mover's view of the topology store (src/topology owns it): the current document is the
+ * row of tsh_topology with MAX(version); a new version goes through `publishTopology`, which
+ * validates it (every bucket once, known servers, shared shards unmoved) and refuses a version
+ * someone else published first (TopologyConflictError); `complete` reads tsh_topology_clients.
  */
 import type { Connection } from 'mysql2/promise';
-import { validateBucketMap } from '../algorithms/index.js';
+import { publishTopology } from '../data-source/publish-topology.js';
+import type { ShardedDataSource } from '../data-source/sharded-data-source.js';
 import { ReshardingError } from './errors.js';
 import { quoteId, rows } from './endpoint.js';
 import type { Placement } from './move-plan.js';
@@ -21,8 +21,12 @@ export interface TopologyPort {
   clientsBehind(version: number, withinMs: number): Promise<{ readonly clientId: string; readonly version: number }[]>;
 }
 
-/** The adapter over the contract's tables in `database` (on the metadata server). */
-export function sqlTopologyPort(conn: Connection, database: string): TopologyPort {
+/**
+ * The port over the store's tables in `database` (on the metadata server); `servers` are the
+ * server names a published document may use. With `ds`, versions are published through the
+ * data source (validated against its servers and adopted by it at once).
+ */
+export function sqlTopologyPort(conn: Connection, database: string, servers: readonly string[], ds?: ShardedDataSource): TopologyPort {
   const t = (name: string): string => `${quoteId(database)}.${quoteId(name)}`;
   return {
     async current() {
@@ -31,13 +35,8 @@ export function sqlTopologyPort(conn: Connection, database: string): TopologyPor
       return JSON.parse(row.document) as Placement;
     },
     async publish(next, comment) {
-      validateBucketMap(next.bucketMap, next.shards.map((s) => s.name), next.bucketCount);
-      try {
-        await conn.query(`INSERT INTO ${t('tsh_topology')} (version, document, comment) VALUES (?, ?, ?)`, [next.version, JSON.stringify(next), comment.slice(0, 255)]);
-      } catch (error) {
-        if ((error as { errno?: number }).errno === 1062) throw new ReshardingError('bad-state', `Topology version ${next.version} was published by someone else first.`, { cause: error });
-        throw error;
-      }
+      if (ds) await ds.publishTopology(next, comment);
+      else await publishTopology(conn, next, comment, { database, servers });
     },
     async clientsBehind(version, withinMs) {
       const list = await rows<{ client_id: string; version: number | string }>(

@@ -1,4 +1,5 @@
 import type { Connection } from 'mysql2/promise';
+import type { ShardedDataSource } from '../data-source/sharded-data-source.js';
 import { installFence, releaseFence, type FencedTable } from '../topology/fence.js';
 import { applyTransaction, setFenceBypass, type ApplyTarget } from './apply-changes.js';
 import { comparePositions, type BinlogPosition } from './binlog-position.js';
@@ -34,8 +35,10 @@ export interface MoverOptions {
   readonly meta: { readonly server: string; readonly database: string };
   /** The tables that move with their buckets, and the broadcast tables a new shard needs. */
   readonly tables: readonly GovernedTable[];
-  /** @default the contract's tables in `meta` (see topology-port.ts) */
+  /** @default the store's tables in `meta` (see topology-port.ts) */
   readonly topology?: TopologyPort;
+  /** Publish through this data source (validated against its servers, adopted by it at once). */
+  readonly dataSource?: ShardedDataSource;
   /** Binlog reader ids; each stream takes `serverIdBase + move id * 2 (+1 for reverse)`. @default 4_000_000 */
   readonly serverIdBase?: number;
   readonly metrics?: ReshardingMetrics;
@@ -106,7 +109,7 @@ export class Mover {
       this.metaConn = await connect({ ...server, database: this.options.meta.database }, null);
       this.storeValue = new MoveStore(this.metaConn, this.options.meta.database);
       await this.storeValue.ensureSchema();
-      this.portValue = this.options.topology ?? sqlTopologyPort(this.metaConn, this.options.meta.database);
+      this.portValue = this.options.topology ?? sqlTopologyPort(this.metaConn, this.options.meta.database, Object.keys(this.options.servers), this.options.dataSource);
     }
     return this.storeValue;
   }

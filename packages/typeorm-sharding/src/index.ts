@@ -90,6 +90,7 @@ export {
   type MysqlTopologyOptions,
   type SqliteTopologyOptions,
   validateTopologyDocument,
+  reassignBuckets,
 } from './topology/index.js';
 export { ClockMovedBackwardsError, InvalidEpochError, InvalidWorkerIdError, WorkerLeaseError } from './keys/key-errors.js';
 // Online resharding: the move workflow (see the README, "Online resharding → moving buckets").

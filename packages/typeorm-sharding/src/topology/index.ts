@@ -2,6 +2,6 @@ export { installFence, releaseFence, removeFence, isFencedError, FENCE_BYPASS_VA
 export type { InstallFenceOptions, ReleaseFenceOptions, RemoveFenceOptions, FencedErrorFacts, FencedTable, FenceRange } from './fence.js';
 export type { SqlConnection } from './sql-connection.js';
 export { TopologyChangedError, TopologyConflictError, TopologyDocumentError } from './topology-errors.js';
-export { validateTopologyDocument, type TopologyDocument, type TopologyShard } from './topology-document.js';
+export { reassignBuckets, validateTopologyDocument, type TopologyDocument, type TopologyShard } from './topology-document.js';
 export type { TopologyView } from './topology-runtime.js';
 export type { TopologyOptions, MysqlTopologyOptions, SqliteTopologyOptions } from './topology-options.js';

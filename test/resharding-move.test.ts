@@ -119,6 +119,11 @@ describe.runIf(available)('online move on MariaDB', () => {
     const left = [...(await itemsOf(SERVER, DB.s0)).keys()].filter((k) => bucketOfKey(k) >= 200 && bucketOfKey(k) <= 263);
     expect(left).toEqual([]);
     for (const k of moved) expect((await itemsOf(SERVER, DB.s2)).has(k)).toBe(true);
+    // No range of s0 is fenced any more: its triggers are gone.
+    const c = await serverConn(SERVER);
+    const [triggers] = await c.query('SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ?', [DB.s0]);
+    await c.end();
+    expect(triggers).toEqual([]);
     await m.close();
   });
 

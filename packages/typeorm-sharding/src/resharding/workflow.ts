@@ -1,6 +1,6 @@
 import type { Connection } from 'mysql2/promise';
 import type { ShardedDataSource } from '../data-source/sharded-data-source.js';
-import { installFence, releaseFence, type FencedTable } from '../topology/fence.js';
+import { installFence, releaseFence, removeFence, type FencedTable } from '../topology/fence.js';
 import { applyTransaction, setFenceBypass, type ApplyTarget } from './apply-changes.js';
 import { comparePositions, type BinlogPosition } from './binlog-position.js';
 import { streamBinlog } from './binlog-stream.js';
@@ -468,6 +468,7 @@ export class Mover {
         await port.publish(old, `move ${id} rolled back`);
       }
       await releaseFence(s, { database: ctx.source.database, ranges: ctx.spans });
+      await this.liftFence(s, ctx.source.database, ctx);
       await this.deleteMoved(t, ctx.target.database, ctx);
     } finally {
       await Promise.all([s.end(), t.end()]);
@@ -500,6 +501,8 @@ export class Mover {
     const s = await connect(ctx.source);
     try {
       await this.deleteMoved(s, ctx.source.database, ctx);
+      // Every live client routes by the new version: the source's fence for these ranges can go.
+      await this.liftFence(s, ctx.source.database, ctx);
     } finally {
       await s.end();
     }
@@ -522,7 +525,7 @@ export class Mover {
     const [s, t] = [await connect(ctx.source), await connect(ctx.target, null)];
     try {
       const [fenceTable] = await rows(s, "SELECT 1 AS x FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'tsh_fence'", [ctx.source.database]);
-      if (fenceTable) await releaseFence(s, { database: ctx.source.database, ranges: ctx.spans });
+      if (fenceTable) await this.liftFence(s, ctx.source.database, ctx);
       if (ctx.record.createdTarget) await t.query(`DROP DATABASE IF EXISTS ${quoteId(ctx.target.database)}`);
       else await this.deleteMoved(t, ctx.target.database, ctx);
     } finally {
@@ -530,6 +533,17 @@ export class Mover {
     }
     await (await this.store()).transition(id, ['planned', 'copying', 'catching_up', 'verified', 'cutting_over', 'failed'], 'cancelled');
     return this.status(id);
+  }
+
+  /**
+   * Releases this move's ranges of a fence and, when no range of any move is fenced there any
+   * more, drops the triggers (removeFence): they cost every write of the table a lookup.
+   * The rollback keeps the target's fence rows (the target owns none of those buckets now).
+   */
+  private async liftFence(conn: Connection, database: string, ctx: MoveContext): Promise<void> {
+    await releaseFence(conn, { database, ranges: ctx.spans });
+    const [left] = await rows<{ n: number | string }>(conn, `SELECT COUNT(*) AS n FROM ${quoteId(database)}.tsh_fence`);
+    if (Number(left?.n ?? 0) === 0) await removeFence(conn, { database, tables: this.fencedTables(ctx) });
   }
 
   /** Deletes the rows of the moving buckets from one side, in chunks of primary keys, past the fence. */

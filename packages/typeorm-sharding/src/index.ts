@@ -110,6 +110,7 @@ export {
   type MoveSpec,
   type MoveStatus,
   type MoverOptions,
+  type FaultPoint,
   type SwitchOptions,
   type Placement,
   type BucketSpan,

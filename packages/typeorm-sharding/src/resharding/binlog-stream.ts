@@ -31,8 +31,12 @@ export interface StreamOptions {
   readonly database: string;
   readonly tables: readonly string[];
   readonly from: BinlogPosition;
-  /** Stop once this position is reached. */
-  readonly until: BinlogPosition;
+  /**
+   * Stop once this position is reached. A function is asked again after every event and
+   * every {@link FOLLOW_POLL_MS} while it answers undefined (follow the binlog until told
+   * where to stop: the cutover keeps one stream running across the fence).
+   */
+  readonly until: BinlogPosition | (() => BinlogPosition | undefined);
   /** Replica server id of this reader (unique on the server). */
   readonly serverId: number;
   /** Fail when no event arrives for this long before `until` is reached. @default 30000 */
@@ -49,6 +53,9 @@ interface ZEvent {
   rows?: unknown[];
 }
 
+/** How often a following stream (no stop position yet) looks at its `until` again. */
+const FOLLOW_POLL_MS = 5;
+
 /** Largest number of row changes applied (and positions persisted) as one batch. */
 const MAX_BATCH_CHANGES = 500;
 
@@ -61,7 +68,9 @@ const MAX_BATCH_CHANGES = 500;
  * whose own commits, on a shared server, would feed the stream for ever.
  */
 export async function streamBinlog(options: StreamOptions): Promise<BinlogPosition> {
-  if (comparePositions(options.from, options.until) >= 0) return options.from;
+  const untilNow = typeof options.until === 'function' ? options.until : ((fixed) => () => fixed)(options.until);
+  const first = untilNow();
+  if (first && comparePositions(options.from, first) >= 0) return options.from;
   const { default: ZongJi } = await import('@vlasky/zongji');
   const zongji = new ZongJi({
     host: options.server.host,
@@ -98,20 +107,22 @@ export async function streamBinlog(options: StreamOptions): Promise<BinlogPositi
   });
   const idle = options.idleTimeoutMs ?? 30_000;
   try {
-    while (comparePositions(reached, options.until) < 0) {
+    for (;;) {
+      const until = untilNow();
+      if (until && comparePositions(reached, until) >= 0) break;
       const next = queue.shift();
       if (!next) {
         if (failure) throw failure;
         const arrived = await new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => resolve(false), idle);
+          const timer = setTimeout(() => resolve(false), until ? idle : FOLLOW_POLL_MS);
           wake = () => {
             clearTimeout(timer);
             resolve(true);
           };
         });
         wake = undefined;
-        if (!arrived && queue.length === 0) {
-          throw new ReshardingError('lag', `The binlog of ${options.server.host}:${options.server.port} gave no event for ${idle} ms at ${reached.file}:${reached.pos}, before ${options.until.file}:${options.until.pos}.`);
+        if (!arrived && queue.length === 0 && until) {
+          throw new ReshardingError('lag', `The binlog of ${options.server.host}:${options.server.port} gave no event for ${idle} ms at ${reached.file}:${reached.pos}, before ${until.file}:${until.pos}.`);
         }
         continue;
       }

@@ -248,13 +248,14 @@ export class Mover {
     return this.forward(ctx, until);
   }
 
-  private async forward(ctx: MoveContext, until?: BinlogPosition): Promise<BinlogPosition> {
+  private async forward(ctx: MoveContext, until?: BinlogPosition | (() => BinlogPosition | undefined)): Promise<BinlogPosition> {
     const store = await this.store();
     const from = (await store.get(ctx.record.id)).forward;
     if (!from) throw new ReshardingError('bad-state', `[BUG] move ${ctx.record.id} has no forward position`);
     const [s, t] = [await connect(ctx.source), await connect(ctx.target)];
     try {
       const end = until ?? (await currentPosition(s));
+      let savedAt = Date.now();
       const reached = await streamBinlog({
         server: ctx.source,
         database: ctx.source.database,
@@ -264,7 +265,12 @@ export class Mover {
         serverId: (this.options.serverIdBase ?? 4_000_000) + ctx.record.id * 2,
         apply: async (tx) => {
           const n = await applyTransaction(this.applyTarget(ctx, t, ctx.target.database), tx);
-          await store.setForward(ctx.record.id, tx.end);
+          // The position is saved at most every POSITION_SAVE_MS (and at the end): a replay of
+          // what was applied since is harmless, a commit per batch on the metadata server is not.
+          if (Date.now() - savedAt >= POSITION_SAVE_MS) {
+            await store.setForward(ctx.record.id, tx.end);
+            savedAt = Date.now();
+          }
           this.metrics.eventsApplied.inc({ move: String(ctx.record.id), direction: 'forward' }, n);
           if (n > 0) await this.options.faultPoint?.('catch-up');
         },
@@ -366,17 +372,31 @@ export class Mover {
       await installFence(t, { database: ctx.target.database, tables: fenced, bucketCount: ctx.bucketCount, ranges: [], version: next.version });
       await store.transition(id, ['catching_up', 'verified', 'cutting_over'], 'cutting_over');
       await store.setToVersion(id, next.version);
-      const open = await openTransactions(s);
-      const pauseStart = Date.now();
-      await installFence(s, { database: ctx.source.database, tables: fenced, bucketCount: ctx.bucketCount, ranges: ctx.spans, version: next.version });
-      await options.afterFence?.();
-      await this.options.faultPoint?.('fence');
-      if (!(await waitTransactionsEnded(s, open, options.inFlightTimeoutMs ?? 5000))) {
-        await releaseFence(s, { database: ctx.source.database, ranges: ctx.spans });
-        await store.transition(id, ['cutting_over'], 'catching_up', 'switch: transactions open at the fence did not end in time; fence released');
-        throw new ReshardingError('in-flight-timeout', `Move ${id}: transactions open on ${ctx.record.spec.source} when the fence went in did not end within ${options.inFlightTimeoutMs ?? 5000} ms; the fence is released and writes flow again.`, { moveId: id });
+      // One forward stream runs across the fence, so the last catch-up is not a new binlog
+      // connection inside the pause: it is told where to stop once the source's position
+      // after the fence is known.
+      let stopAt: BinlogPosition | undefined;
+      const following = this.forward(ctx, () => stopAt);
+      following.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
+      let pauseStart = 0;
+      try {
+        const open = await openTransactions(s);
+        pauseStart = Date.now();
+        await installFence(s, { database: ctx.source.database, tables: fenced, bucketCount: ctx.bucketCount, ranges: ctx.spans, version: next.version });
+        await options.afterFence?.();
+        await this.options.faultPoint?.('fence');
+        if (!(await waitTransactionsEnded(s, open, options.inFlightTimeoutMs ?? 5000))) {
+          await releaseFence(s, { database: ctx.source.database, ranges: ctx.spans });
+          await store.transition(id, ['cutting_over'], 'catching_up', 'switch: transactions open at the fence did not end in time; fence released');
+          throw new ReshardingError('in-flight-timeout', `Move ${id}: transactions open on ${ctx.record.spec.source} when the fence went in did not end within ${options.inFlightTimeoutMs ?? 5000} ms; the fence is released and writes flow again.`, { moveId: id });
+        }
+        stopAt = await currentPosition(s);
+        await following;
+      } finally {
+        // On a failure: stop the stream at once (every position is past the empty one).
+        stopAt ??= { file: '', pos: 0 };
+        await following.catch(() => undefined);
       }
-      await this.forward(ctx, await currentPosition(s));
       // The reverse stream starts here: every later write to the moved buckets is the application's.
       await store.setReverse(id, await currentPosition(t));
       await port.publish(next, `move ${id}: ${describeSpans(ctx.spans)} ${ctx.record.spec.source} -> ${ctx.record.spec.target}`);
@@ -419,6 +439,7 @@ export class Mover {
     const [s, t] = [await connect(ctx.source), await connect(ctx.target)];
     try {
       const end = until ?? (await currentPosition(t));
+      let savedAt = Date.now();
       await setFenceBypass(s, true);
       const reached = await streamBinlog({
         server: ctx.target,
@@ -429,7 +450,10 @@ export class Mover {
         serverId: (this.options.serverIdBase ?? 4_000_000) + ctx.record.id * 2 + 1,
         apply: async (tx) => {
           const n = await applyTransaction(this.applyTarget(ctx, s, ctx.source.database), tx);
-          await store.setReverse(ctx.record.id, tx.end);
+          if (Date.now() - savedAt >= POSITION_SAVE_MS) {
+            await store.setReverse(ctx.record.id, tx.end);
+            savedAt = Date.now();
+          }
           this.metrics.eventsApplied.inc({ move: String(ctx.record.id), direction: 'reverse' }, n);
           if (n > 0) await this.options.faultPoint?.('reverse');
         },
@@ -594,6 +618,9 @@ export class Mover {
     }
   }
 }
+
+/** How often a running catch-up saves its position (it always does at its end). */
+const POSITION_SAVE_MS = 500;
 
 /** Bytes between two positions of one binlog file; undefined across files. */
 export function lagBytes(applied: BinlogPosition, end: BinlogPosition): number | undefined {

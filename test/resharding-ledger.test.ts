@@ -3,23 +3,23 @@ import { firstBuckets, Mover, type MoverOptions, type Placement } from '../packa
 import { canStartMariadb, startServers, type MariadbCluster } from './support/mariadb-cluster.js';
 import { App, bucketOfKey, createWorld, dropWorld, itemsOf, ledgerState, serverConn, TABLES, type LedgerEntry, type Server } from './support/resharding-env.js';
 
-// Issue 17's ledger test on three mariadbd servers (ports 3620–3622): while 16 clients write
+// Issue 17's ledger test on two mariadbd servers (ports 3620–3621): while 16 clients write
 // (upserts, deletes, two-row transactions across the shards of one server) and read, move a
-// quarter of s0's buckets to a new shard on a new server, then split s1 in two onto the second
-// server. Afterwards every acknowledged write is on the shard the final map names, exactly
+// quarter of s0's buckets to a new shard on the second server (which held no shard), then split
+// s1 in two onto it too. Afterwards every acknowledged write is on the shard the final map names, exactly
 // once; nothing of the moved buckets is left on the old shards after `complete`; and the union
 // of the shards equals one plain database that received the same ledger.
 
-const PORTS = [3620, 3621, 3622];
+const PORTS = [3620, 3621];
 const CLIENTS = 16;
 const IDS_PER_CLIENT = 60;
 const DB = { meta: 'tsh_ledger_meta', s0: 'tsh_ledger_s0', s1: 'tsh_ledger_s1', s2: 'tsh_ledger_s2', s3: 'tsh_ledger_s3', oracle: 'tsh_ledger_oracle' };
 
-describe.runIf(canStartMariadb())('16 clients and two online moves over three servers', () => {
+describe.runIf(canStartMariadb())('16 clients and two online moves onto a second server', () => {
   let cluster: MariadbCluster;
   let servers: Server[];
   beforeAll(async () => {
-    cluster = await startServers(3, { ports: PORTS });
+    cluster = await startServers(2, { ports: PORTS });
     servers = [cluster.primary, ...cluster.replicas].map((n, i) => ({ name: `db${i}`, host: '127.0.0.1', port: n.port, user: 'root', password: '' }));
   }, 120_000);
   afterAll(async () => {
@@ -66,7 +66,7 @@ describe.runIf(canStartMariadb())('16 clients and two online moves over three se
 
     // A quarter of s0's buckets to a new shard on a new server.
     const quarter = firstBuckets(v1, 's0', 128);
-    const m1 = await mover.plan({ source: 's0', target: 's2', ranges: quarter, newShard: { server: 'db2', database: DB.s2 } });
+    const m1 = await mover.plan({ source: 's0', target: 's2', ranges: quarter, newShard: { server: 'db1', database: DB.s2 } });
     await mover.start(m1, { chunkRows: 100 });
     expect(Object.values(await mover.verify(m1)).every((r) => r.mismatches.length === 0)).toBe(true);
     const pause1 = (await mover.switch(m1)).lastPauseMs!;
@@ -99,10 +99,12 @@ describe.runIf(canStartMariadb())('16 clients and two online moves over three se
     const o = await serverConn(servers[0]!);
     await o.query(`CREATE DATABASE ${DB.oracle}`);
     await o.query(`CREATE TABLE ${DB.oracle}.items (id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, amount DECIMAL(12,2) NULL, note VARCHAR(40) NULL)`);
+    await o.query('START TRANSACTION'); // one commit: the replay is thousands of statements
     for (const e of ledger) {
       if (e.op === 'delete') await o.query(`DELETE FROM ${DB.oracle}.items WHERE id = ?`, [e.id]);
       else await o.query(`INSERT INTO ${DB.oracle}.items (id, name, amount) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE name = VALUES(name), amount = VALUES(amount)`, [e.id, e.name, e.amount]);
     }
+    await o.query('COMMIT');
     await o.end();
     const union = new Map<number, string>();
     for (const rows of shardRows.values()) for (const [k, v] of rows) union.set(k, v);

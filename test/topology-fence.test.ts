@@ -140,6 +140,43 @@ describe.skipIf(!available)('fence on MariaDB', () => {
     expect(await ds.getRepository(FencedOrder).findOneBy({ id: String(fenced) })).toMatchObject({ amount: 6 });
   });
 
+  it('the fence waits for writers already inside a transaction, and a transaction opened before it still sees it', async () => {
+    const range = { from: 600, to: 700 };
+    // s1's triggers first (creating them waits for open transactions on the table).
+    await installFence(conn, { database: DB.s1, tables: TABLES, bucketCount: 1024, ranges: [], version: 11 });
+    const writer = await mysql.createConnection({ ...MARIADB, database: DB.s1 });
+    const fencer = await mysql.createConnection({ ...MARIADB, database: DB.s1 });
+    // A transaction whose snapshot predates the fence.
+    const early = await mysql.createConnection({ ...MARIADB, database: DB.s1 });
+    try {
+      const [free, fenced, late] = [keysIn(512, 599, true, 1)[0]!, ...keysIn(range.from, range.to, true, 2)];
+      const events: string[] = [];
+      await early.query('START TRANSACTION');
+      await early.query('SELECT COUNT(*) FROM fenced_orders');
+      await writer.query('START TRANSACTION');
+      // Its first read (the trigger's) would fix a REPEATABLE READ snapshot taken before the fence.
+      await writer.query('INSERT INTO fenced_orders (id, amount) VALUES (?, 1)', [free]);
+      const fencing = installFence(fencer, { database: DB.s1, tables: TABLES, bucketCount: 1024, ranges: [range], version: 11 }).then(() => events.push('fenced'));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await writer.query('INSERT INTO fenced_orders (id, amount) VALUES (?, 1)', [fenced]);
+      await writer.query('COMMIT');
+      events.push('committed');
+      await fencing;
+      // The write that got in was committed before the fence took effect, never after it.
+      expect(events).toEqual(['committed', 'fenced']);
+      // The transaction opened before the fence does not see the fence row in its snapshot, yet is refused.
+      await expect(early.query('INSERT INTO fenced_orders (id, amount) VALUES (?, 1)', [late])).rejects.toMatchObject({ errno: 1644 });
+      await early.query('ROLLBACK');
+    } finally {
+      // Closing the connections ends their transactions (dropping the triggers waits for them).
+      await early.end();
+      await writer.end();
+      await fencer.end();
+      await releaseFence(conn, { database: DB.s1, ranges: [range] });
+      await removeFence(conn, { database: DB.s1, tables: TABLES });
+    }
+  });
+
   it('removeFence drops the triggers and the fence table', async () => {
     await removeFence(conn, { database: DB.s0, tables: TABLES });
     const [triggers] = await conn.query('SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ?', [DB.s0]);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
@@ -30,6 +30,10 @@ class ModEntity {
   @PrimaryColumn('int') @ShardKey() id!: number;
 }
 
+/** The part of better-sqlite3 used to read a shard file directly (it has no bundled types). */
+type SqliteDatabase = { prepare(sql: string): { all(): { k: unknown }[] }; close(): void };
+const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string, options: { readonly: boolean }) => SqliteDatabase;
+
 const bucketOf = (key: string | number) => crc32(Buffer.from(String(key), 'utf8')) % 1024;
 // Three shards by default: s0 0–341, s1 342–682, s2 683–1023. Move 100–199 from s0 to s2.
 const MOVE = { from: 100, to: 199 };
@@ -53,7 +57,7 @@ function source(entities: Function[] = [MovedOrder, MovedTag]): ShardedDataSourc
 function idsIn(file: string, table: string, column: string): string[] {
   const db = new Database(join(dir, file), { readonly: true });
   try {
-    return db.prepare(`SELECT "${column}" AS k FROM "${table}"`).all().map((r) => String((r as { k: unknown }).k)).sort();
+    return db.prepare(`SELECT "${column}" AS k FROM "${table}"`).all().map((r) => String(r.k)).sort();
   } finally {
     db.close();
   }

@@ -134,6 +134,23 @@ describe.skipIf(!available)('shared topology on MariaDB', () => {
     await dropDatabases([DB.s0, DB.s1, DB.s2]);
   });
 
+  it('data sources initialising at once on an empty store agree on one version 1', async () => {
+    const meta = `${P}_race`;
+    const racing = () => new ShardedDataSource({ type: 'mariadb', entities: [Ledger], servers: [{ name: 'main', host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: '' }], shards: SHARDS, sharding: { topology: { database: meta } } } as never);
+    const sources = [racing(), racing(), racing()];
+    try {
+      await Promise.all(sources.map((ds) => ds.initialize()));
+      expect(sources.map((ds) => ds.topology.version)).toEqual([1, 1, 1]);
+      const [rows] = await conn.query(`SELECT version FROM \`${meta}\`.tsh_topology`);
+      expect(rows).toEqual([{ version: 1 }]);
+      const [clients] = await conn.query(`SELECT COUNT(*) AS n FROM \`${meta}\`.tsh_topology_clients`);
+      expect(clients).toEqual([{ n: 3 }]);
+    } finally {
+      for (const ds of sources) if (ds.isInitialized) await ds.destroy();
+      await conn.query(`DROP DATABASE IF EXISTS \`${meta}\``);
+    }
+  });
+
   it('initialize() publishes version 1 from the configuration and heartbeats it', async () => {
     expect(a.topology.version).toBe(1);
     expect(await current()).toEqual({ version: 1, bucketCount: 1024, shards: SHARDS, bucketMap: [{ from: 0, to: 511, shard: 's0' }, { from: 512, to: 1023, shard: 's1' }] });
@@ -221,8 +238,18 @@ describe.skipIf(!available)('shared topology on MariaDB', () => {
     await expect(publishTopology(a, { ...v3, version: 2 })).rejects.toBeInstanceOf(TopologyConflictError);
     await expect(publishTopology(a, { ...v3, bucketMap: [...v3.bucketMap, { from: 0, to: 0, shard: 's1' }] })).rejects.toThrow(/overlap/);
     await expect(publishTopology(a, { ...v3, shards: [...SHARDS, { ...S2, name: 's3', server: 'elsewhere' }] })).rejects.toBeInstanceOf(TopologyDocumentError);
+    // A transaction that began under version 2 keeps routing by it: A reports 2 until it ends.
+    const runner = a.createQueryRunner();
+    await runner.startTransaction();
+    await runner.manager.getRepository(Ledger).count();
     await publishTopology(a, v3, 'hand 512-599 to s2');
     expect(a.topology.version).toBe(3);
+    const reported = async () => ((await conn.query(`SELECT version FROM \`${DB.meta}\`.tsh_topology_clients`))[0] as { version: number }[]).map((r) => r.version);
+    expect(await reported()).toEqual([2]);
+    await runner.commitTransaction();
+    await runner.release();
+    await a.topology.refresh();
+    expect(await reported()).toEqual([3]);
     const d = await source({ refreshMs: 2_000_000_000 }).initialize();
     try {
       expect(d.topology.version).toBe(3);

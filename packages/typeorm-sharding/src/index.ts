@@ -91,6 +91,9 @@ export {
   type SqliteTopologyOptions,
   validateTopologyDocument,
   reassignBuckets,
+  TopologyStore,
+  DEFAULT_TOPOLOGY_DATABASE,
+  type StoredTopology,
 } from './topology/index.js';
 export { ClockMovedBackwardsError, InvalidEpochError, InvalidWorkerIdError, WorkerLeaseError } from './keys/key-errors.js';
 // Online resharding: the move workflow (see the README, "Online resharding → moving buckets").

@@ -94,7 +94,13 @@ export class ShardedDataSource extends DataSource {
   private readonly engineSource: EngineSource = {
     current: () => this.requireEngine(),
     guard: <T>(attempt: () => Promise<T>, inTransaction: () => boolean) => (this.topologyRuntime ? this.topologyRuntime.guard(attempt, inTransaction) : attempt()),
+    hold: (engine, delta) => {
+      const version = this.engineVersions.get(engine);
+      if (version !== undefined) this.topologyRuntime?.hold(version, delta);
+    },
   };
+  /** The topology version each engine routes by (with a store). */
+  private readonly engineVersions = new WeakMap<ShardingEngine, number>();
 
   constructor(options: ShardedDataSourceOptions) {
     let configError: ShardingError | undefined;
@@ -267,7 +273,13 @@ export class ShardedDataSource extends DataSource {
     const settings = resolveShardingOptions(this.shardedOptions.sharding);
     // With a topology store, its current version says which shards exist and where.
     const current = await this.openTopologyStore();
-    const topology: Topology = current ? this.topologyOf(current.document) : this.layout!.topology;
+    let topology: Topology;
+    try {
+      topology = current ? this.topologyOf(current.document) : this.layout!.topology;
+    } catch (error) {
+      await this.closeTopologyStore().catch(() => undefined);
+      throw error;
+    }
     const shards = topology.shards;
     const routing = this.layout!.routing;
     this.currentTopology = topology;
@@ -301,6 +313,7 @@ export class ShardedDataSource extends DataSource {
       await initializeAll(this.shardSources, (i) => ({ label: `shard ${shards[i]!.name}`, shard: shards[i]!.name }), SHARDS_INITIALIZED_AT_ONCE);
     } catch (error) {
       await this.closeShards().catch(() => undefined);
+      await this.closeTopologyStore().catch(() => undefined);
       throw error;
     }
     try {
@@ -322,6 +335,7 @@ export class ShardedDataSource extends DataSource {
       const bigintForm = this.dialect === 'mysql' && mysqlOptions.supportBigNumbers !== false && mysqlOptions.bigNumberStrings !== false ? 'text' : 'number';
       this.engineSettings = { ...settings, coalesce, logPhysical, routing: this.routerRuntime?.routing, bigintForm };
       this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, this.engineSettings);
+      if (current) this.engineVersions.set(this.engine, current.version);
       // Read through `this`: a newer topology version swaps the engine (and its plan cache).
       this.routerRuntime?.router.metrics.readPlanCache(() => this.requireEngine().planCacheStats);
       Object.assign(this, { isInitialized: true });
@@ -537,6 +551,7 @@ export class ShardedDataSource extends DataSource {
     const rules = withLookupTables(base, this.entityMetadatas, (m, p) => this.normalizedTypeOf(m, p), this.dialect, governed);
     const targets = this.targetsOf(topology, sources);
     const engine = new ShardingEngine(rules, targets, this.dialect, this.engineSettings!);
+    this.engineVersions.set(engine, document.version);
     // One synchronous swap: every statement from here on plans with the new state.
     this.currentTopology = topology;
     this.shardSources = sources;

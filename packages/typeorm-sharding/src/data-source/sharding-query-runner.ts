@@ -20,6 +20,8 @@ type AnyRunnerClass = abstract new (...args: any[]) => QueryRunner & { isRelease
 export interface EngineSource {
   current(): ShardingEngine;
   guard?<T>(attempt: () => Promise<T>, inTransaction: () => boolean): Promise<T>;
+  /** A transaction began on `engine` (`+1`) or ended (`-1`): the version it uses is still in use. */
+  hold?(engine: ShardingEngine, delta: 1 | -1): void;
 }
 
 /**
@@ -39,10 +41,21 @@ function withSharding<T extends AnyRunnerClass>(Base: T) {
     get engine(): ShardingEngine {
       const current = this.engines.current();
       if (!this.session.inTransaction) {
-        this.pinnedEngine = undefined;
+        this.unpinEngine();
         return current;
       }
-      return (this.pinnedEngine ??= current);
+      if (this.pinnedEngine === undefined) {
+        this.pinnedEngine = current;
+        this.engines.hold?.(current, 1);
+      }
+      return this.pinnedEngine;
+    }
+
+    /** Internal: the transaction ended; its engine's version is no longer held by this runner. */
+    unpinEngine(): void {
+      if (this.pinnedEngine === undefined) return;
+      this.engines.hold?.(this.pinnedEngine, -1);
+      this.pinnedEngine = undefined;
     }
 
     // TypeORM's QueryRunner contract: raw driver results are typed `any`.
@@ -51,7 +64,13 @@ function withSharding<T extends AnyRunnerClass>(Base: T) {
       if (this.isReleased) throw new QueryRunnerAlreadyReleasedError();
       const attempt = () => this.engine.query(sql, parameters, this.session);
       const guard = this.engines.guard?.bind(this.engines);
-      const result: QueryResult = await withQueryLogging(this, this.engine.dialect, sql, parameters, guard ? () => guard(attempt, () => this.session.inTransaction) : attempt);
+      let result: QueryResult;
+      try {
+        result = await withQueryLogging(this, this.engine.dialect, sql, parameters, guard ? () => guard(attempt, () => this.session.inTransaction) : attempt);
+      } finally {
+        // COMMIT / ROLLBACK ended the transaction: its topology version is no longer in use here.
+        if (!this.session.inTransaction) this.unpinEngine();
+      }
       return useStructuredResult ? result : result.raw;
     }
 
@@ -78,6 +97,7 @@ function withSharding<T extends AnyRunnerClass>(Base: T) {
 
     override async release(): Promise<void> {
       if (this.session.inTransaction) await this.session.abandon();
+      this.unpinEngine();
       this.isReleased = true;
     }
   }

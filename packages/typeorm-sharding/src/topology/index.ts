@@ -5,3 +5,4 @@ export { TopologyChangedError, TopologyConflictError, TopologyDocumentError } fr
 export { reassignBuckets, validateTopologyDocument, type TopologyDocument, type TopologyShard } from './topology-document.js';
 export type { TopologyView } from './topology-runtime.js';
 export type { TopologyOptions, MysqlTopologyOptions, SqliteTopologyOptions } from './topology-options.js';
+export { TopologyStore, DEFAULT_TOPOLOGY_DATABASE, type StoredTopology } from './topology-store.js';

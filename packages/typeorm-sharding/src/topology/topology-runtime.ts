@@ -38,7 +38,10 @@ export class TopologyRuntime implements TopologyView {
   private stored: StoredTopology;
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
   private readonly listeners = new Set<(document: TopologyDocument) => void>();
+  /** Open transactions per topology version they began under (they keep routing by it). */
+  private readonly held = new Map<number, number>();
 
   constructor(
     private readonly store: TopologyStore,
@@ -61,7 +64,7 @@ export class TopologyRuntime implements TopologyView {
 
   /** Heartbeats once and starts polling. */
   async start(): Promise<void> {
-    await this.store.heartbeat(this.clientId, this.version);
+    await this.store.heartbeat(this.clientId, this.versionInUse);
     this.timer = setInterval(() => {
       this.refresh().catch((error: unknown) => this.warn(`typeorm-sharding: reading the topology store failed: ${(error as Error)?.message ?? String(error)}`));
     }, Math.min(this.timings.refreshMs, 2_147_483_647));
@@ -72,8 +75,25 @@ export class TopologyRuntime implements TopologyView {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    await this.queued?.catch(() => undefined);
     await this.inFlight?.catch(() => undefined);
     await this.store.removeClient(this.clientId);
+  }
+
+  /** A transaction began (`+1`) or ended (`-1`) under `version`. */
+  hold(version: number, delta: 1 | -1): void {
+    const count = (this.held.get(version) ?? 0) + delta;
+    if (count > 0) this.held.set(version, count);
+    else this.held.delete(version);
+  }
+
+  /**
+   * The version this process reports in `tsh_topology_clients`: the oldest one still in use — a
+   * transaction that began under an older version keeps routing by it until it ends, so a mover
+   * waiting for every client to adopt a version also waits for those transactions.
+   */
+  get versionInUse(): number {
+    return Math.min(this.stored.version, ...this.held.keys());
   }
 
   onChange(listener: (document: TopologyDocument) => void): () => void {
@@ -81,12 +101,29 @@ export class TopologyRuntime implements TopologyView {
     return () => void this.listeners.delete(listener);
   }
 
-  /** One read of the store at a time: concurrent callers share it. */
+  /**
+   * Reads the store, starting after the call (one read at a time): with a read in flight — which
+   * may have begun before what the caller wants seen — one more read follows it, shared by every
+   * caller waiting meanwhile.
+   */
   refresh(): Promise<void> {
-    this.inFlight ??= this.readStore().finally(() => {
-      this.inFlight = undefined;
+    if (this.queued) return this.queued;
+    if (!this.inFlight) return this.startRead();
+    this.queued = this.inFlight
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.startRead();
+      });
+    return this.queued;
+  }
+
+  private startRead(): Promise<void> {
+    const read = this.readStore().finally(() => {
+      if (this.inFlight === read) this.inFlight = undefined;
     });
-    return this.inFlight;
+    this.inFlight = read;
+    return read;
   }
 
   private async readStore(): Promise<void> {
@@ -102,7 +139,7 @@ export class TopologyRuntime implements TopologyView {
         }
       }
     }
-    await this.store.heartbeat(this.clientId, this.stored.version);
+    await this.store.heartbeat(this.clientId, this.versionInUse);
   }
 
   /**

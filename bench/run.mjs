@@ -8,7 +8,7 @@
 //            --rows=N (order rows per shard), --page-rows=N, --reps=N, --duration=ms,
 //            --warmup=ms, --pool=N (connections per raw mysql2 shard pool), --server-pool=N
 //            (the sharded sources' pool for the server), --only=matrix,overhead,
-//            by-hand,planner,plan-cache,deep-paging,router,xa,growth, --out=DIR,
+//            by-hand,planner,plan-cache,deep-paging,router,xa,growth,resharding, --out=DIR,
 //            --cluster-ports=P,R1,R2 (the router case's three mariadbd; default: free ports)
 import 'reflect-metadata';
 import { execSync } from 'node:child_process';
@@ -29,6 +29,7 @@ import { runDeepPaging } from './cases/deep-paging.mjs';
 import { runRouter } from './cases/router.mjs';
 import { runXaCommit } from './cases/xa-commit.mjs';
 import { runGrowth } from './cases/growth.mjs';
+import { runResharding } from './cases/resharding.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SHARDS = 64;
@@ -171,6 +172,7 @@ async function main() {
     await guarded('router', 'router', runRouter);
     await guarded('xa', 'xa', runXaCommit);
     await guarded('growth', 'growth', (c) => runGrowth(c, admin));
+    await guarded('resharding', 'resharding', runResharding);
     ctx.sampleThreads();
   } finally {
     for (const ds of sources.reverse()) await ds.destroy().catch((e) => log(`destroy: ${errorMessage(e)}`));

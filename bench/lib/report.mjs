@@ -570,6 +570,25 @@ export function writeReport(R, dir) {
   if (G?.error) L.push(`\nfailed: ${G.error}`);
   L.push('');
 
+  // 10. online resharding
+  const RS = R.resharding;
+  L.push('## 11. Online resharding');
+  L.push('');
+  L.push('A quarter of a shard\'s buckets moved to a new database of the same MariaDB by the mover (`Mover.start`: a consistent snapshot, chunks of 1,000 rows by primary key filtered by bucket, upserts, progress persisted per chunk, then the binlog catch-up), against one `INSERT … SELECT` of the same rows with the same bucket filter. Then moves under 8 writers updating rows of every bucket and retrying fenced writes: *pause* is the mover\'s fence → publish time, *longest write* the slowest write to a moving bucket that the writers saw during the switch (goal ≤ 1 s p99).');
+  L.push('');
+  if (RS && !RS.error) {
+    L.push('| measure | value |');
+    L.push('|---|---|');
+    L.push(`| copy, mover (rows / s) | ${n0(RS.moverRowsPerSecond)} (${n0(RS.rows)} rows) |`);
+    L.push(`| copy, INSERT … SELECT (rows / s) | ${n0(RS.plainRowsPerSecond)} |`);
+    L.push(`| mover / INSERT … SELECT | ${x2(RS.moverRowsPerSecond / RS.plainRowsPerSecond)} |`);
+    L.push(`| cutover pause p50 / p99 (ms, ${RS.trials} moves) | ${n0(RS.pauseP50)} / ${n0(RS.pauseP99)} |`);
+    L.push(`| longest write to a moving bucket p50 / p99 (ms) | ${n0(RS.stallP50)} / ${n0(RS.stallP99)} |`);
+    L.push(`| writes / s idle → during copy and switch | ${n0(RS.idleWritesPerSecond)} → ${n0(RS.movingWritesPerSecond)} |`);
+  }
+  if (RS?.error) L.push(`failed: ${RS.error}`);
+  L.push('');
+
   L.push('## Method');
   L.push('');
   for (const line of meta.method) L.push(`- ${line}`);

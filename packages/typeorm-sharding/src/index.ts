@@ -96,3 +96,30 @@ export {
   type StoredTopology,
 } from './topology/index.js';
 export { ClockMovedBackwardsError, InvalidEpochError, InvalidWorkerIdError, WorkerLeaseError } from './keys/key-errors.js';
+// Online resharding: the move workflow (see the README, "Online resharding → moving buckets").
+export {
+  Mover,
+  ReshardingError,
+  ReshardingMetrics,
+  MOVE_STATES,
+  placementAfterMove,
+  firstBuckets,
+  upperHalf,
+  sqlTopologyPort,
+  reshardingOf,
+  governedTables,
+  type ReshardingProblem,
+  type MoveState,
+  type MoveSpec,
+  type MoveStatus,
+  type MoverOptions,
+  type FaultPoint,
+  type SwitchOptions,
+  type Placement,
+  type BucketSpan,
+  type GovernedTable,
+  type TopologyPort,
+  type VerifyResult,
+  type CopyOptions,
+  type ServerAddress,
+} from './resharding/index.js';

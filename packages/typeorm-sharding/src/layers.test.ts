@@ -38,8 +38,11 @@ const LAYERS: Readonly<Record<string, number>> = {
   // The shared, versioned topology (store, fence, refresh), used by the data source.
   topology: 11,
   'data-source': 12,
+  // The online move workflow: drives shards' databases, the fence and the topology store.
+  resharding: 13,
+  cli: 14,
   // src/index.ts
-  '.': 13,
+  '.': 15,
 };
 
 /**

@@ -1,0 +1,13 @@
+export { ReshardingError, type ReshardingProblem } from './errors.js';
+export { MOVE_STATES, TERMINAL_STATES, checkAction, type MoveState, type MoveAction } from './move-state.js';
+export { placementAfterMove, placementAfterRollback, firstBuckets, upperHalf, normalizeSpans, type MoveSpec, type Placement, type BucketSpan } from './move-plan.js';
+export { Mover, lagBytes, type MoverOptions, type FaultPoint, type SwitchOptions, type MoveStatus, type ServerAddress } from './workflow.js';
+export type { MoveRecord, MoveTableRecord, VerifyResult } from './move-store.js';
+export type { GovernedTable } from './governed-tables.js';
+export type { Endpoint } from './endpoint.js';
+export type { CopyOptions } from './copy.js';
+export type { TopologyPort } from './topology-port.js';
+export { sqlTopologyPort } from './topology-port.js';
+export { ReshardingMetrics, type ReshardingMetricsOptions } from './metrics.js';
+export type { BinlogPosition } from './binlog-position.js';
+export { reshardingOf, governedTables, DEFAULT_META_DATABASE, type ReshardingOfOptions } from './from-data-source.js';

@@ -39,3 +39,15 @@ export class GxProfile {
 }
 
 export const GX_ENTITIES = [GxUser, GxOrder, GxAvatar, GxProfile];
+
+/** Purchases sharded by `id`, with a lookup index on `buyerId` and a composite one on (`shopId`, `sku`). */
+@Entity('gx_purchases')
+@Sharded({ lookups: ['buyerId', ['shopId', 'sku']] })
+export class GxPurchase {
+  @PrimaryColumn('int') @ShardKey() id!: number;
+  @Column('int') buyerId!: number;
+  @Column('int') shopId!: number;
+  @Column({ type: 'varchar', length: 20, nullable: true }) sku!: string | null;
+}
+
+export const LOOKUP_ENTITIES = [GxPurchase];

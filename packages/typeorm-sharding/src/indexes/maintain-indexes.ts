@@ -2,7 +2,7 @@ import type { QueryResult } from 'typeorm';
 import { UnsupportedShardingError } from '../errors/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { Plan } from '../plan/plan.js';
-import type { GlobalIndex } from '../rules/index.js';
+import { REFS_COLUMN, type GlobalIndex } from '../rules/index.js';
 import { conflictClausesOf } from '../plan/write/conflict-clause.js';
 import { duplicateError, isDuplicateKey } from './duplicate-error.js';
 import { insertEntries } from './insert-entries.js';
@@ -34,7 +34,8 @@ interface Entry {
  *   the owner's shards, the new entries inserted, the rows updated, the old entries deleted.
  * - DELETE: the affected rows' keys are read likewise, the rows deleted, then their entries.
  *
- * NULL in any column of a key is not indexed (a unique index lets several NULLs in).
+ * NULL in any column of a key is not indexed (a unique index lets several NULLs in). A lookup
+ * index (not unique) counts its entries' rows instead of refusing a second one (`countLookup`).
  */
 export async function maintainIndexes(p: ParameterizedSql, plan: Plan, indexes: readonly GlobalIndex[], host: IndexHost): Promise<QueryResult> {
   const table = indexes[0]!.table;
@@ -75,7 +76,7 @@ async function updateWithIndexes(p: ParameterizedSql, indexes: readonly GlobalIn
     const column = a.column.toLowerCase();
     if (!indexes.some((g) => g.columns.some((c) => c.toLowerCase() === column))) continue;
     if (!slot) {
-      throw refused(`UPDATE of "${indexes[0]!.table}" that sets "${a.column}" to an expression`, p, `it is a column of a global unique index, whose new value must be known before the UPDATE runs: set it to a value (read the rows, compute it, and save them)`);
+      throw refused(`UPDATE of "${indexes[0]!.table}" that sets "${a.column}" to an expression`, p, `it is a column of a global index, whose new value must be known before the UPDATE runs: set it to a value (read the rows, compute it, and save them)`);
     }
     assigned.set(column, slot.value);
   }
@@ -125,6 +126,7 @@ function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
 async function insertLookup(index: GlobalIndex, entries: readonly Entry[], host: IndexHost): Promise<void> {
   const indexed = entries.filter(isIndexed);
   if (indexed.length === 0) return;
+  if (!index.unique) return countLookup(index, indexed, 1, host);
   const q = (c: string) => quoted(c, host.dialect);
   const columns = [...index.columns, index.ownerColumn];
   const row = `(${columns.map(() => '?').join(', ')})`;
@@ -138,11 +140,45 @@ async function insertLookup(index: GlobalIndex, entries: readonly Entry[], host:
 }
 
 async function deleteLookup(index: GlobalIndex, entries: readonly Entry[], host: IndexHost): Promise<void> {
+  if (!index.unique) return countLookup(index, entries.filter(isIndexed), -1, host);
   const q = (c: string) => quoted(c, host.dialect);
   const condition = [...index.columns, index.ownerColumn].map((c) => `${q(c)} = ?`).join(' AND ');
   for (const e of entries) await host.run(`DELETE FROM ${q(index.lookupTable)} WHERE ${condition}`, [...e.values, e.owner]);
 }
 
+/**
+ * A lookup index's entries counted up (`sign` 1: rows written) or down (−1: rows gone): one
+ * upsert that adds to `gidx_refs`, or a decrement and the delete of the entries that reached 0.
+ */
+async function countLookup(index: GlobalIndex, entries: readonly Entry[], sign: 1 | -1, host: IndexHost): Promise<void> {
+  if (entries.length === 0) return;
+  const groups = new Map<string, { entry: Entry; n: number }>();
+  for (const e of entries) {
+    const id = JSON.stringify([...e.values, e.owner].map(String));
+    const group = groups.get(id);
+    if (group) group.n++;
+    else groups.set(id, { entry: e, n: 1 });
+  }
+  const q = (c: string) => quoted(c, host.dialect);
+  const table = q(index.lookupTable);
+  const refs = q(REFS_COLUMN);
+  const keys = [...index.columns, index.ownerColumn];
+  if (sign > 0) {
+    const row = `(${[...keys, REFS_COLUMN].map(() => '?').join(', ')})`;
+    const onConflict =
+      host.dialect === 'mysql' ? `ON DUPLICATE KEY UPDATE ${refs} = ${refs} + VALUES(${refs})` : `ON CONFLICT (${keys.map(q).join(', ')}) DO UPDATE SET ${refs} = ${refs} + excluded.${refs}`;
+    const sql = `INSERT INTO ${table} (${[...keys, REFS_COLUMN].map(q).join(', ')}) VALUES ${[...groups.values()].map(() => row).join(', ')} ${onConflict}`;
+    await host.run(sql, [...groups.values()].flatMap(({ entry, n }) => [...entry.values, entry.owner, n]));
+    return;
+  }
+  const condition = keys.map((c) => `${q(c)} = ?`).join(' AND ');
+  for (const { entry, n } of groups.values()) {
+    const key = [...entry.values, entry.owner];
+    await host.run(`UPDATE ${table} SET ${refs} = ${refs} - ? WHERE ${condition}`, [n, ...key]);
+    await host.run(`DELETE FROM ${table} WHERE ${condition} AND ${refs} <= 0`, key);
+  }
+}
+
 function refused(what: string, p: ParameterizedSql, fix: string): UnsupportedShardingError {
-  return new UnsupportedShardingError(`${what} is not supported on a table with a global unique index: ${fix}.`, { sql: p.sql, stage: 'write' });
+  return new UnsupportedShardingError(`${what} is not supported on a table with a global index: ${fix}.`, { sql: p.sql, stage: 'write' });
 }

@@ -9,6 +9,7 @@ import { resolveColocation, type JunctionPlacement } from './resolve-colocation.
 import { ShardingRules, type TableRule } from './table-rule.js';
 import { uniqueKeysOf } from './unique-keys.js';
 import { foldText, globalIndexOf, lookupRuleOf } from './global-index.js';
+import { lookupIndexesOf } from './lookup-indexes.js';
 
 const INTEGER_TYPES = new Set(['int', 'integer', 'bigint', 'smallint', 'tinyint', 'mediumint', 'int2', 'int4', 'int8']);
 const STRING_TYPES = new Set(['varchar', 'char', 'nvarchar', 'nchar', 'character varying', 'character', 'text', 'uuid', 'string', 'varchar2']);
@@ -58,7 +59,10 @@ export function resolveShardingRules(
     const property = rule.metadata.columns.find((c) => c.databaseName === column)?.propertyName;
     return property === undefined ? undefined : keyKindOf(normalizeType(rule.metadata, property));
   };
-  const indexes = entityRules.flatMap((rule) => checkUniqueKeys(rule, options.get(rule)?.uniquePerShard, kindOf(rule)).map((key) => globalIndexOf(rule, key)));
+  const indexes = entityRules.flatMap((rule) => {
+    const unique = checkUniqueKeys(rule, options.get(rule)?.uniquePerShard, kindOf(rule)).map((key) => globalIndexOf(rule, key));
+    return [...unique, ...lookupIndexesOf(rule, options.get(rule)?.lookups, kindOf(rule), unique)];
+  });
   const result = new ShardingRules([...entityRules, ...junctionRules], shardNames, colocation, indexes);
   checkForeignKeys(metadatas, result);
   return result;

@@ -36,6 +36,8 @@ import { startCrossServerTransactions } from '../transactions/start-cross-server
 import type { XaCoordinator } from '../transactions/xa-coordinator.js';
 import type { ResolveReport } from '../transactions/xa-resolver.js';
 import type { CommitProtocol } from '../session/commit-protocol.js';
+import { IndexMetrics } from '../indexes/index-metrics.js';
+import { checkIndexes, type CheckHost, type CheckIndexesOptions, type IndexCheckReport } from '../indexes/check/check-indexes.js';
 
 /** Schema steps the ShardedDataSource drives itself, so neither its base nor a shard may run them on its own. */
 const DRIVEN_BY_SHARDED_SOURCE = { synchronize: false, migrationsRun: false, dropSchema: false };
@@ -153,6 +155,35 @@ export class ShardedDataSource extends DataSource {
     this.requireEngine();
     return this.xa ? this.xa.resolve() : { committed: 0, rolledBack: 0, pending: 0 };
   }
+
+  /**
+   * Compares every global index (unique and lookup) with its owner rows and reports dangling
+   * entries (no owner row), missing ones (an owner row without its entry), miscounted lookup
+   * entries and values of a unique index owned twice. With `repair: true` it fixes all but the
+   * last, each in a transaction of its own after reading its rows again under locks, and reports
+   * what it did; a value owned twice is never repaired (which row keeps it is yours to decide).
+   * Reads whole tables: an operation, not a request.
+   */
+  async checkIndexes(options: CheckIndexesOptions = {}): Promise<IndexCheckReport> {
+    return checkIndexes(this.requireRules().globalIndexes, this.checkHost(), options);
+  }
+
+  /** What the index checker and builder run their statements through. */
+  private checkHost(): CheckHost {
+    return {
+      dialect: this.dialect,
+      query: (sql, parameters) => this.query(sql, [...parameters]),
+      transaction: (work) => this.transaction((em) => work((sql, parameters) => em.query(sql, [...parameters]))),
+      metrics: this.indexMetrics,
+    };
+  }
+
+  /** The global indexes' Prometheus metrics (`indexMetrics.registry.metrics()` gives the text format; see `IndexMetrics`). */
+  get indexMetrics(): IndexMetrics {
+    return (this.indexMetricsOf ??= new IndexMetrics(this.shardedOptions.sharding?.indexMetrics));
+  }
+
+  private indexMetricsOf: IndexMetrics | undefined;
 
   /** Plan-cache counters: one entry per statement shape. */
   get planCacheStats(): PlanCacheStats {
@@ -293,7 +324,7 @@ export class ShardedDataSource extends DataSource {
       // TypeORM's MySQL driver turns both on unless told otherwise: mysql2 then returns every BIGINT as text.
       const mysqlOptions = this.shardedOptions as { supportBigNumbers?: boolean; bigNumberStrings?: boolean };
       const bigintForm = this.dialect === 'mysql' && mysqlOptions.supportBigNumbers !== false && mysqlOptions.bigNumberStrings !== false ? 'text' : 'number';
-      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, { ...settings, coalesce, logPhysical, routing: this.routerRuntime?.routing, bigintForm });
+      this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, { ...settings, coalesce, logPhysical, routing: this.routerRuntime?.routing, bigintForm, indexMetrics: this.rules.globalIndexes.length > 0 ? this.indexMetrics : undefined });
       const engine = this.engine;
       this.routerRuntime?.router.metrics.readPlanCache(() => engine.planCacheStats);
       Object.assign(this, { isInitialized: true });

@@ -288,7 +288,13 @@ export class ShardingEngine {
     let site = this.lookupSites.get(plan);
     if (site === undefined) this.lookupSites.set(plan, (site = lookupSiteOf(plan, p, this.rules) ?? null));
     if (site === null) return undefined;
-    return ownerShardsOf(site, lookupValuesOf(site, p), this.rules, this.dialect, (s, ps) => this.run(s, ps, session, false, true));
+    const found = await ownerShardsOf(site, lookupValuesOf(site, p), this.rules, this.dialect, (s, ps) => this.run(s, ps, session, false, true));
+    const metrics = this.settings.indexMetrics;
+    if (metrics) {
+      if (found.hits > 0) metrics.lookupHits.inc({ index: site.index.lookupTable }, found.hits);
+      if (found.misses > 0) metrics.lookupMisses.inc({ index: site.index.lookupTable }, found.misses);
+    }
+    return found.shards;
   }
 
   /**

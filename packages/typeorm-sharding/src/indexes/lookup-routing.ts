@@ -42,6 +42,13 @@ export function lookupValuesOf(site: LookupSite, p: ParameterizedSql): unknown[]
   return values.filter((v) => v !== null && v !== undefined);
 }
 
+/** What a lookup read found: the owners' shards, and how many of the values had entries. */
+export interface OwnerShards {
+  readonly shards: Set<number>;
+  readonly hits: number;
+  readonly misses: number;
+}
+
 /**
  * The shards of the owner rows of `values`, read from the lookup table (one shard per value,
  * one round trip per server). A stale entry only adds a shard whose read then finds no row:
@@ -53,14 +60,18 @@ export async function ownerShardsOf(
   rules: ShardingRules,
   dialect: SqlDialect,
   run: (sql: string, parameters: readonly unknown[]) => Promise<{ records?: unknown[] }>,
-): Promise<Set<number>> {
+): Promise<OwnerShards> {
   const shards = new Set<number>();
-  if (values.length === 0) return shards;
+  if (values.length === 0) return { shards, hits: 0, misses: 0 };
   const { index } = site;
   const q = (c: string) => quoted(c, dialect);
-  const sql = `SELECT ${q(index.ownerColumn)} FROM ${q(index.lookupTable)} WHERE ${q(index.columns[0]!)} IN (${values.map(() => '?').join(', ')})`;
+  const column = index.columns[0]!;
+  const sql = `SELECT ${q(column)}, ${q(index.ownerColumn)} FROM ${q(index.lookupTable)} WHERE ${q(column)} IN (${values.map(() => '?').join(', ')})`;
   const rows = ((await run(sql, values)).records ?? []) as Record<string, unknown>[];
   const key = rules.ruleOf(index.table)!.shardKey!;
   for (const row of rows) shards.add(placeOf(key, partitionOf(key, row[index.ownerColumn])).shard);
-  return shards;
+  // A MySQL _ci column finds 'A@x' for 'a@x': counted by the rows' own spelling, at most the values asked.
+  const distinct = new Set(values.map(String)).size;
+  const hits = Math.min(distinct, new Set(rows.map((r) => String(r[column]))).size);
+  return { shards, hits, misses: distinct - hits };
 }

@@ -45,6 +45,8 @@ export { IndexMetrics, type IndexMetricsOptions } from './indexes/index-metrics.
 export type { CheckIndexesOptions, IndexCheckReport, IndexRepair } from './indexes/check/check-indexes.js';
 export type { IndexFinding } from './indexes/check/index-findings.js';
 export type { RepairAction } from './indexes/check/reconcile-entry.js';
+export type { BuildIndexesOptions, IndexBuildReport } from './indexes/build/build-indexes.js';
+export type { BuildPhase } from './indexes/build/build-state.js';
 export {
   createHashAlgorithm,
   createModAlgorithm,

@@ -11,7 +11,9 @@ import type { Topology } from '../servers/topology.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { PlanCacheStats } from '../plan/plan-cache.js';
 import { resolveShardingRules, withLookupTables, type ShardingRules } from '../rules/index.js';
-import { checkIndexesBuilt } from '../indexes/check-built.js';
+import { unbuiltIndexes } from '../indexes/check-built.js';
+import { buildIndexes, type BuildIndexesOptions, type IndexBuildReport } from '../indexes/build/build-indexes.js';
+import { createStateTableSql, readBuildStates, writeBuildState } from '../indexes/build/build-state.js';
 import { registerLookupTables } from '../indexes/register-lookups.js';
 import type { ShardConnectionOptions, ShardedDataSourceOptions } from './options.js';
 import { resolveShardingOptions, validateShards } from './resolve-options.js';
@@ -166,6 +168,47 @@ export class ShardedDataSource extends DataSource {
    */
   async checkIndexes(options: CheckIndexesOptions = {}): Promise<IndexCheckReport> {
     return checkIndexes(this.requireRules().globalIndexes, this.checkHost(), options);
+  }
+
+  /**
+   * Builds the global indexes that are write-only because they were added to tables that
+   * already held rows (`initialize()` found their lookup tables empty and said so): backfills
+   * each in chunks (resumable: the cursor commits with each chunk, a killed build goes on from
+   * there), verifies it with `checkIndexes({ repair: true })`, and from then on routes reads
+   * through it. An index whose values are owned twice stays write-only (`phase: 'conflicts'`):
+   * resolve the rows the report names and run it again.
+   */
+  async buildIndexes(options: BuildIndexesOptions = {}): Promise<IndexBuildReport[]> {
+    const engine = this.requireEngine();
+    return buildIndexes(this.requireRules().globalIndexes, { ...this.checkHost(), onPhase: (table, phase) => engine.setWriteOnly(table, phase !== 'ready') }, options);
+  }
+
+  /**
+   * At `initialize()`: an index whose lookup table is empty beside owner rows gets a build
+   * (recorded in `tsh_index_builds` on the default shard); every index whose build is not done
+   * is write-only, and the log says how to finish it.
+   */
+  private async startIndexBuilds(): Promise<void> {
+    const indexes = this.requireRules().globalIndexes;
+    if (indexes.length === 0) return;
+    const query = (sql: string, parameters: readonly unknown[]) => this.query(sql, [...parameters]) as Promise<Record<string, unknown>[]>;
+    const states = new Map((await readBuildStates(query, this.dialect)).map((s) => [s.lookupTable, s]));
+    const pending = indexes.filter((g) => states.get(g.lookupTable)?.phase === 'backfilling' || states.get(g.lookupTable)?.phase === 'conflicts');
+    const fresh = await unbuiltIndexes(indexes.filter((g) => !pending.includes(g)), (sql) => this.query(sql), (name) => this.driver.escape(name));
+    if (fresh.length > 0) await this.query(createStateTableSql(this.dialect));
+    for (const index of fresh) await writeBuildState(query, this.dialect, { lookupTable: index.lookupTable, phase: 'backfilling' });
+    for (const index of [...pending, ...fresh]) {
+      this.engine!.setWriteOnly(index.lookupTable, true);
+      const conflicts = states.get(index.lookupTable)?.phase === 'conflicts';
+      this.logger.log(
+        'warn',
+        `typeorm-sharding: the global ${index.unique ? 'unique ' : 'lookup '}index of "${index.table}" (${index.label}, lookup table "${index.lookupTable}") is write-only: ` +
+          (conflicts
+            ? 'its last build found values owned by two rows; resolve them (ds.checkIndexes() names them) and run `await ds.buildIndexes()` again.'
+            : 'it was added to a table that already held rows. Writes maintain it, but reads by its columns scatter to every shard' +
+              `${index.unique ? ', and a new row may still repeat the value of a row not backfilled yet' : ''}, until you run \`await ds.buildIndexes()\` (chunked and resumable; it reports values owned twice).`),
+      );
+    }
   }
 
   /** What the index checker and builder run their statements through. */
@@ -338,7 +381,7 @@ export class ShardedDataSource extends DataSource {
       }
       if (this.shardedOptions.migrationsRun) await this.runMigrations({ transaction: this.shardedOptions.migrationsTransactionMode });
       if (this.shardedOptions.synchronize) await this.synchronize();
-      await checkIndexesBuilt(this.rules.globalIndexes, (sql) => this.query(sql), (name) => this.driver.escape(name));
+      await this.startIndexBuilds();
       // Last, so that dropSchema and synchronize cannot remove the worker-id lease table under it.
       this.globalKeys = await keys?.start(this.shardSources[0]!);
       if (this.globalKeys) this.subscribers.unshift(this.globalKeys.subscriber);

@@ -16,11 +16,12 @@ export interface LookupSite {
 /**
  * The lookup site of a SELECT shape (worked out once per cached plan), or undefined: the shape
  * is routed by its shard key already, reads several tables, or does not pin the value of a
- * one-column global index with `=` / `IN` under ANDs only.
+ * one-column global index with `=` / `IN` under ANDs only. An index being built (write-only) is
+ * not `readable`: its entries do not cover every row yet.
  */
-export function lookupSiteOf(plan: SelectPlan, p: ParameterizedSql, rules: ShardingRules): LookupSite | undefined {
+export function lookupSiteOf(plan: SelectPlan, p: ParameterizedSql, rules: ShardingRules, readable: (index: GlobalIndex) => boolean = () => true): LookupSite | undefined {
   if (plan.condition.kind !== 'any') return undefined;
-  const indexes = rules.globalIndexesOf(plan.table).filter((g) => g.columns.length === 1);
+  const indexes = rules.globalIndexesOf(plan.table).filter((g) => g.columns.length === 1 && readable(g));
   if (indexes.length === 0) return undefined;
   const ast = parseStatement(p.parserSql);
   if (!ast || ast.kind !== 'select' || ast.with !== undefined || ast.compound || ast.from.length !== 1) return undefined;

@@ -1,5 +1,6 @@
 import type { QueryResult } from 'typeorm';
 import { UnsupportedShardingError } from '../errors/index.js';
+import { firstViolation } from './first-violation.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { Plan } from '../plan/plan.js';
 import { REFS_COLUMN, type GlobalIndex } from '../rules/index.js';
@@ -31,7 +32,7 @@ interface Entry {
  *
  * - INSERT: the entries first (a duplicate fails there, before the row), then the rows.
  * - UPDATE that assigns a key column: the affected rows' keys are read with a locking read on
- *   the owner's shards, the new entries inserted, the rows updated, the old entries deleted.
+ *   the owner's shards, the old entries deleted, the new ones inserted, the rows updated.
  * - DELETE: the affected rows' keys are read likewise, the rows deleted, then their entries.
  *
  * NULL in any column of a key is not indexed (a unique index lets several NULLs in). A lookup
@@ -45,10 +46,18 @@ export async function maintainIndexes(p: ParameterizedSql, plan: Plan, indexes: 
         throw refused(`An upsert (ON CONFLICT, ON DUPLICATE KEY UPDATE, INSERT IGNORE, REPLACE) of "${table}"`, p, 'read the row first and then insert it or update it (repository.save does both)');
       }
       const entries = indexes.map((index) => ({ index, entries: insertEntries(p, host.dialect, index, plan.keyColumnIndex!) }));
-      return host.atomically(async () => {
-        for (const { index, entries: list } of entries) await insertLookup(index, list, host);
-        return host.run(p.sql, p.parameters);
-      });
+      let atLookup = false;
+      try {
+        return await host.atomically(async () => {
+          atLookup = true;
+          for (const { index, entries: list } of entries) await insertLookup(index, list, host);
+          atLookup = false;
+          return host.run(p.sql, p.parameters);
+        });
+      } catch (error) {
+        if (!atLookup || !isDuplicateKey(error)) throw error;
+        throw (await firstViolation(p, indexes.filter((g) => g.unique), plan.keyColumnIndex!, error, host)) ?? error;
+      }
     }
     case 'write':
       if (plan.limited) throw refused(`${p.verb} with ORDER BY / LIMIT of "${table}"`, p, 'the rows a LIMIT picks on each shard are not known before it runs; name the rows by their keys');
@@ -92,10 +101,11 @@ async function updateWithIndexes(p: ParameterizedSql, indexes: readonly GlobalIn
       const moved = old.map((e, i) => !sameValues(e.values, fresh[i]!.values));
       return { index, old: old.filter((e, i) => moved[i] && isIndexed(e)), fresh: fresh.filter((e, i) => moved[i] && isIndexed(e)) };
     });
-    for (const c of changes) await insertLookup(c.index, c.fresh, host);
-    const result = await host.run(p.sql, p.parameters);
+    // Old entries first: a value changed to one its collation finds equal ('A@x' → 'a@x') meets
+    // no entry of its own then. All of it is one atomic statement, so the order risks nothing.
     for (const c of changes) await deleteLookup(c.index, c.old, host);
-    return result;
+    for (const c of changes) await insertLookup(c.index, c.fresh, host);
+    return host.run(p.sql, p.parameters);
   });
 }
 

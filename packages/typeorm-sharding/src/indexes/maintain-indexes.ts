@@ -43,7 +43,12 @@ export async function maintainIndexes(p: ParameterizedSql, plan: Plan, indexes: 
   switch (plan.kind) {
     case 'insert': {
       if (p.verb === 'REPLACE' || conflictClausesOf(p.sql, host.dialect).length > 0) {
-        throw refused(`An upsert (ON CONFLICT, ON DUPLICATE KEY UPDATE, INSERT IGNORE, REPLACE) of "${table}"`, p, 'read the row first and then insert it or update it (repository.save does both)');
+        throw refused(
+          `An upsert (ON CONFLICT, ON DUPLICATE KEY UPDATE, INSERT IGNORE, REPLACE) of "${table}"`,
+          p,
+          'the row it may conflict with is found through a lookup table and can live on another shard than the new row, where the statement cannot run as written, ' +
+            'and whether it inserts or updates decides which lookup rows change; read the row first and then insert it or update it (repository.save does both)',
+        );
       }
       const entries = indexes.map((index) => ({ index, entries: insertEntries(p, host.dialect, index, plan.keyColumnIndex!) }));
       let atLookup = false;

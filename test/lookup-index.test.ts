@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { In, type DataSource } from 'typeorm';
 import { Entity, PrimaryColumn, Column } from 'typeorm';
 import { ShardingConfigError, Sharded, ShardKey } from '../packages/typeorm-sharding/src/index.js';
-import { GxPurchase, LOOKUP_ENTITIES } from './support/global-index-entities.js';
+import { GxLine, GxPurchase, LOOKUP_ENTITIES } from './support/global-index-entities.js';
 import { openFixture, type Backend, type Fixture } from './support/backends.js';
 import { mariadbAvailable } from './support/mariadb.js';
 
@@ -34,7 +34,7 @@ describe.each(backends)('lookup indexes on %s', (backend) => {
 
   it('keeps one counted entry per value and owner through inserts, value changes and deletes', async () => {
     fx = await openFixture(backend, LOOKUP_ENTITIES, 4);
-    expect(fx.sharded.shardingRules.globalIndexes.map((g) => `${g.lookupTable} ${g.unique}`).sort()).toEqual(['gx_purchases__glookup_buyerId false', 'gx_purchases__glookup_shopId_sku false']);
+    expect(fx.sharded.shardingRules.globalIndexes.map((g) => `${g.lookupTable} ${g.unique}`).sort()).toEqual(['gx_lines__glookup_productId false', 'gx_purchases__glookup_buyerId false', 'gx_purchases__glookup_shopId_sku false']);
     const repo = fx.sharded.getRepository(GxPurchase);
     await repo.insert([purchase(1, 7), purchase(2, 7), purchase(3, 7), purchase(4, 8, 2, 'a')]);
     expect(await buyerEntries(fx.sharded)).toEqual(['7/1×1', '7/2×1', '7/3×1', '8/4×1']);
@@ -59,6 +59,22 @@ describe.each(backends)('lookup indexes on %s', (backend) => {
       throw new Error('application failure');
     })).rejects.toThrow('application failure');
     expect(await buyerEntries(fx.sharded)).toEqual(['5/1×1', '5/2×1']);
+  });
+
+  it('counts the rows of one value on one shard key: the entry goes with the last of them', async () => {
+    fx = await openFixture(backend, LOOKUP_ENTITIES, 4);
+    const lines = fx.sharded.getRepository(GxLine);
+    const entries = async () =>
+      ((await fx.sharded.query('SELECT productId, orderId, gidx_refs FROM gx_lines__glookup_productId')) as Record<string, unknown>[]).map((r) => `${String(r.productId)}/${String(r.orderId)}×${String(r.gidx_refs)}`).sort();
+    await lines.insert([{ orderId: 1, line: 1, productId: 7 }, { orderId: 1, line: 2, productId: 7 }, { orderId: 1, line: 3, productId: 7 }, { orderId: 2, line: 1, productId: 7 }]);
+    expect(await entries()).toEqual(['7/1×3', '7/2×1']);
+    await lines.delete({ orderId: 1, line: 1 });
+    await lines.update({ orderId: 1, line: 2 }, { productId: 8 });
+    expect(await entries()).toEqual(['7/1×1', '7/2×1', '8/1×1']);
+    expect((await lines.findBy({ productId: 7 })).map((l) => `${l.orderId}.${l.line}`).sort()).toEqual(['1.3', '2.1']);
+    await lines.delete({ orderId: 1 });
+    expect(await entries()).toEqual(['7/2×1']);
+    expect((await fx.sharded.checkIndexes()).findings).toEqual([]);
   });
 
   it('routes WHERE buyerId = ? / IN through the lookup to the owners\' shards only, one plan per shape', async () => {

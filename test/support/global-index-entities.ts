@@ -50,4 +50,14 @@ export class GxPurchase {
   @Column({ type: 'varchar', length: 20, nullable: true }) sku!: string | null;
 }
 
-export const LOOKUP_ENTITIES = [GxPurchase];
+
+/** Order lines sharded by `orderId` (many rows per shard key) with a lookup index on `productId`: entries count several rows. */
+@Entity('gx_lines')
+@Sharded({ lookups: ['productId'] })
+export class GxLine {
+  @PrimaryColumn('int') @ShardKey() orderId!: number;
+  @PrimaryColumn('int') line!: number;
+  @Column('int') productId!: number;
+}
+
+export const LOOKUP_ENTITIES = [GxPurchase, GxLine];

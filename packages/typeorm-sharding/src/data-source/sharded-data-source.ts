@@ -10,7 +10,7 @@ import { ServerPool, type Mysql2Pool } from '../servers/server-pool.js';
 import type { Topology } from '../servers/topology.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { PlanCacheStats } from '../plan/plan-cache.js';
-import { resolveShardingRules, withLookupTables, type ShardingRules } from '../rules/index.js';
+import { foldOf, resolveShardingRules, withLookupTables, type ShardingRules } from '../rules/index.js';
 import { unbuiltIndexes } from '../indexes/check-built.js';
 import { buildIndexes, type BuildIndexesOptions, type IndexBuildReport } from '../indexes/build/build-indexes.js';
 import { createStateTableSql, readBuildStates, writeBuildState } from '../indexes/build/build-state.js';
@@ -218,6 +218,7 @@ export class ShardedDataSource extends DataSource {
       query: (sql, parameters) => this.query(sql, [...parameters]),
       transaction: (work) => this.transaction((em) => work((sql, parameters) => em.query(sql, [...parameters]))),
       metrics: this.indexMetrics,
+      foldOf: (index, column) => foldOf(index, column, (m, p) => this.normalizedTypeOf(m, p), this.dialect),
     };
   }
 

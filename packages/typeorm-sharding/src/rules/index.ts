@@ -1,5 +1,5 @@
 export { ShardingRules, type TableRule, type ShardKeyRule, type UniqueKey } from './table-rule.js';
-export { resolveShardingRules, placementOf, withLookupTables } from './resolve-rules.js';
+export { resolveShardingRules, placementOf, withLookupTables, foldOf } from './resolve-rules.js';
 export { lookupTableName, REFS_COLUMN, type GlobalIndex } from './global-index.js';
 export { Colocation, type ColumnPair, type ColocatedLink } from './colocation.js';
 export { conflictProblem, type ConflictHandling } from './conflict-target.js';

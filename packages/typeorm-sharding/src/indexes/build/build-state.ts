@@ -1,4 +1,5 @@
 import type { SqlDialect } from '../../parameterize/index.js';
+import { ShardingConfigError } from '../../errors/index.js';
 import { quoted } from '../statement-text.js';
 
 /** The table (on the default shard) that records the builds of global indexes, so that a killed build resumes. */
@@ -49,7 +50,9 @@ export async function readBuildStates(query: StateQuery, dialect: SqlDialect): P
   return rows.map((r) => {
     const phase = String(r.phase);
     // Closed world: a phase this version does not know is not taken for any it does.
-    if (!PHASES.includes(phase)) throw new Error(`[BUG] ${BUILD_STATE_TABLE} holds phase "${phase}" for ${String(r.lookup_table)}; known: ${PHASES.join(', ')}.`);
+    if (!PHASES.includes(phase)) {
+      throw new ShardingConfigError(`${BUILD_STATE_TABLE} holds phase "${phase}" for the index ${String(r.lookup_table)}, which this version does not know (known: ${PHASES.join(', ')}); was it written by a newer version?`);
+    }
     const cursor = r.cursor === null || r.cursor === undefined ? undefined : (JSON.parse(String(r.cursor)) as unknown[]);
     return { lookupTable: String(r.lookup_table), phase: phase as BuildPhase, cursor };
   });

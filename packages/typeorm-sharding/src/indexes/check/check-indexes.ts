@@ -2,7 +2,7 @@ import type { SqlDialect } from '../../parameterize/index.js';
 import { REFS_COLUMN, type GlobalIndex } from '../../rules/index.js';
 import type { IndexMetrics } from '../index-metrics.js';
 import { quoted } from '../statement-text.js';
-import { indexFindings, type IndexFinding } from './index-findings.js';
+import { indexFindings, type ColumnFold, type IndexFinding } from './index-findings.js';
 import { reconcileEntry, type RepairAction, type TransactionQuery } from './reconcile-entry.js';
 
 /** Options of `ShardedDataSource.checkIndexes()`. */
@@ -41,6 +41,8 @@ export interface CheckHost {
   /** `work` in a transaction of its own (XA across servers). */
   transaction<T>(work: (query: TransactionQuery) => Promise<T>): Promise<T>;
   readonly metrics?: IndexMetrics | undefined;
+  /** How a value column of an index compares text (see `foldOf`); undefined: as written. */
+  readonly foldOf?: (index: GlobalIndex, column: string) => ColumnFold;
 }
 
 /**
@@ -65,7 +67,7 @@ export async function checkIndexes(indexes: readonly GlobalIndex[], host: CheckH
       owner: r[index.ownerColumn],
       ...(index.unique ? {} : { refs: Number(r[REFS_COLUMN]) }),
     }));
-    const findings = indexFindings(index, owners, entries);
+    const findings = indexFindings(index, owners, entries, index.columns.map((c) => host.foldOf?.(index, c)));
     report.indexes.push({ lookupTable: index.lookupTable, table: index.table, unique: index.unique, rows: owners.length, entries: entries.length, findings: findings.length });
     report.findings.push(...findings);
     for (const f of findings) host.metrics?.findings.inc({ index: index.lookupTable, kind: f.kind });

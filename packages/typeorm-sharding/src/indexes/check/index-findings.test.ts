@@ -34,4 +34,11 @@ describe('indexFindings (lookup index)', () => {
     const entries = [{ values: [7], owner: 1, refs: 1 }, { values: [7], owner: 2, refs: 1 }, { values: [9], owner: 4, refs: 2 }];
     expect(kinds(indexFindings(index(false), owners, entries))).toEqual(['dangling [9]', 'miscounted [7]', 'missing [8]']);
   });
+
+  it('compares text as the column\'s collation does: two spellings of one value on one key are one entry of 2 rows', () => {
+    const owners = [{ values: ['Bob'], owner: 1 }, { values: ['bob'], owner: 1 }];
+    const entries = [{ values: ['Bob'], owner: 1, refs: 2 }];
+    expect(indexFindings(index(false), owners, entries, [(t) => t.toLowerCase()])).toEqual([]);
+    expect(kinds(indexFindings(index(false), owners, entries))).toEqual(['miscounted ["Bob"]', 'missing ["bob"]']);
+  });
 });

@@ -24,18 +24,27 @@ export interface EntryRow {
   readonly refs?: number;
 }
 
-/** Values compared as the lookup table stores them: text of each column (a bigint read as text or number is one value). */
-function keyOf(values: readonly unknown[]): string {
-  return JSON.stringify(values.map((v) => (v instanceof Date ? v.toISOString() : String(v))));
+/** How one value column compares (a collation's folding); undefined: as written. */
+export type ColumnFold = ((text: string) => string) | undefined;
+
+/** Values compared as the lookup table compares them: text of each column (a bigint read as text or number is one value), folded where its collation folds. */
+function keyOfWith(folds: readonly ColumnFold[]): (values: readonly unknown[]) => string {
+  return (values) => JSON.stringify(values.map((v, i) => {
+    const text = v instanceof Date ? v.toISOString() : String(v);
+    const fold = folds[i];
+    return fold && typeof v === 'string' ? fold(text) : text;
+  }));
 }
 
 /**
  * Compares an index's entries with its owner rows (pure: both are read beforehand). A value of
  * a unique index held by rows of two owners is reported once as `owned-twice` and nothing else
- * is reported for it: a repair of its entry would pick a winner.
+ * is reported for it: a repair of its entry would pick a winner. `folds`: per value column, how
+ * its collation compares text (MySQL `_ci`: `'Bob'` and `'bob'` are one value, as in the index).
  */
-export function indexFindings(index: GlobalIndex, owners: readonly OwnerRow[], entries: readonly EntryRow[]): IndexFinding[] {
+export function indexFindings(index: GlobalIndex, owners: readonly OwnerRow[], entries: readonly EntryRow[], folds: readonly ColumnFold[] = []): IndexFinding[] {
   const lookupTable = index.lookupTable;
+  const keyOf = keyOfWith(folds);
   // (values, owner) → owner rows
   const held = new Map<string, { values: readonly unknown[]; owner: unknown; rows: number }>();
   // values → its owner keys and rows

@@ -98,6 +98,32 @@ describe.each(backends)('lookup indexes on %s', (backend) => {
     expect(fx.sharded.planCacheStats.size - plans).toBeLessThanOrEqual(6); // a few shapes (find, IN, lookup reads), not one per value
   });
 
+  it('routes a composite lookup when the WHERE pins every one of its columns, and scatters when it pins only some', async () => {
+    fx = await openFixture(backend, LOOKUP_ENTITIES, 8);
+    const rows = Array.from({ length: 24 }, (_, i) => purchase(i + 1, 1, 1 + (i % 3), `k${i % 4}`));
+    await fx.sharded.getRepository(GxPurchase).insert(rows);
+    await fx.plain.getRepository(GxPurchase).insert(rows);
+    const read = (ds: DataSource, where: object) => ds.getRepository(GxPurchase).find({ where, order: { id: 'ASC' } });
+    const cases = [
+      { where: { shopId: 2, sku: 'k1' }, shops: [2] },
+      { where: { shopId: In([1, 3]), sku: In(['k0', 'k3']) }, shops: [1, 3] },
+      { where: { shopId: 2, sku: 'none' }, shops: [2] },
+    ];
+    for (const { where, shops } of cases) {
+      fx.physical.length = 0;
+      const found = await read(fx.sharded, where);
+      expect(found).toEqual(await read(fx.plain, where));
+      // The lookup table is sharded by its first column: one statement per shard of the shopIds.
+      expect(fx.physical.filter((e) => /__glookup_shopId_sku/.test(e.sql))).toHaveLength(new Set(shops.map((v) => fx.sharded.shardOf('gx_purchases__glookup_shopId_sku', v))).size);
+      const owners = fx.physical.filter((e) => !/__glookup_/.test(e.sql)).map((e) => e.shard).sort();
+      expect(owners).toEqual([...new Set(found.map((p) => fx.sharded.shardOf(GxPurchase, p.id)))].sort());
+    }
+    fx.physical.length = 0;
+    expect(await read(fx.sharded, { sku: 'k1' })).toEqual(await read(fx.plain, { sku: 'k1' }));
+    expect(fx.physical.filter((e) => /__glookup_/.test(e.sql))).toEqual([]);
+    expect(new Set(fx.physical.map((e) => e.shard)).size).toBe(8);
+  });
+
   it('refuses a lookup on the shard key, on an unknown property and one that repeats a unique key', async () => {
     @Entity('lk_bad_key') @Sharded({ lookups: ['id'] })
     class OnKey { @PrimaryColumn('int') @ShardKey() id!: number; }

@@ -34,7 +34,7 @@ export interface ShardedOptions {
    * lookup table first and only the shards of the rows, instead of every shard.
    *
    * Each entry names one index by property name: a string for one column, an array for a
-   * composite one (maintained like any other; reads are routed by one-column indexes only). A
+   * composite one (a read is routed by it when its WHERE pins every one of its columns). A
    * column of the shard key, or a key that is already unique (it has a global unique index,
    * which routes the same reads), is refused.
    * @default [] (no lookup index)

@@ -39,3 +39,25 @@ export class GxProfile {
 }
 
 export const GX_ENTITIES = [GxUser, GxOrder, GxAvatar, GxProfile];
+
+/** Purchases sharded by `id`, with a lookup index on `buyerId` and a composite one on (`shopId`, `sku`). */
+@Entity('gx_purchases')
+@Sharded({ lookups: ['buyerId', ['shopId', 'sku']] })
+export class GxPurchase {
+  @PrimaryColumn('int') @ShardKey() id!: number;
+  @Column('int') buyerId!: number;
+  @Column('int') shopId!: number;
+  @Column({ type: 'varchar', length: 20, nullable: true }) sku!: string | null;
+}
+
+
+/** Order lines sharded by `orderId` (many rows per shard key) with a lookup index on `productId`: entries count several rows. */
+@Entity('gx_lines')
+@Sharded({ lookups: ['productId'] })
+export class GxLine {
+  @PrimaryColumn('int') @ShardKey() orderId!: number;
+  @PrimaryColumn('int') line!: number;
+  @Column('int') productId!: number;
+}
+
+export const LOOKUP_ENTITIES = [GxPurchase, GxLine];

@@ -43,6 +43,12 @@ export { MissingShardKeyError } from './write/route-insert.js';
 export { ParameterCountError } from './parameterize/parameterize-error.js';
 export type { ExplainedStatement } from './engine/sharding-engine.js';
 export type { PlanCacheStats } from './plan/plan-cache.js';
+export { IndexMetrics, type IndexMetricsOptions } from './indexes/index-metrics.js';
+export type { CheckIndexesOptions, IndexCheckReport, IndexRepair } from './indexes/check/check-indexes.js';
+export type { IndexFinding } from './indexes/check/index-findings.js';
+export type { RepairAction } from './indexes/check/reconcile-entry.js';
+export type { BuildIndexesOptions, IndexBuildReport } from './indexes/build/build-indexes.js';
+export type { BuildPhase } from './indexes/build/build-state.js';
 export {
   createHashAlgorithm,
   createModAlgorithm,

@@ -11,6 +11,7 @@ import type { RouteFallback } from '../router/route-target.js';
 import type { Secret } from '../router/secret.js';
 import type { BalancerName, NodeRole } from '../router/topology.js';
 import type { TransactionOptions } from '../transactions/transaction-options.js';
+import type { IndexMetricsOptions } from '../indexes/index-metrics.js';
 
 /** One physical statement as it ran on a shard, reported through `onPhysicalQuery`. */
 export interface PhysicalQueryEvent {
@@ -162,6 +163,12 @@ export interface ShardingOptions {
    * @default undefined (the topology is the configuration's, fixed)
    */
   readonly topology?: TopologyOptions;
+  /**
+   * Where the global indexes' Prometheus metrics go (lookup hits and misses, checker findings
+   * and repairs; see `ShardedDataSource.indexMetrics`).
+   * @default { registry: a new Registry of its own, prefix: 'typeorm_sharding_index_' }
+   */
+  readonly indexMetrics?: IndexMetricsOptions;
 }
 
 /**

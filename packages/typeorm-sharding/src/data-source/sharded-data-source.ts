@@ -10,8 +10,10 @@ import { ServerPool, type Mysql2Pool } from '../servers/server-pool.js';
 import type { Topology } from '../servers/topology.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { PlanCacheStats } from '../plan/plan-cache.js';
-import { resolveShardingRules, withLookupTables, type ShardingRules } from '../rules/index.js';
-import { checkIndexesBuilt } from '../indexes/check-built.js';
+import { foldOf, resolveShardingRules, withLookupTables, type ShardingRules } from '../rules/index.js';
+import { unbuiltIndexes } from '../indexes/check-built.js';
+import { buildIndexes, type BuildIndexesOptions, type IndexBuildReport } from '../indexes/build/build-indexes.js';
+import { createStateTableSql, readBuildStates, writeBuildState } from '../indexes/build/build-state.js';
 import { registerLookupTables } from '../indexes/register-lookups.js';
 import type { ShardConnectionOptions, ShardedDataSourceOptions } from './options.js';
 import { resolveShardingOptions, validateShards } from './resolve-options.js';
@@ -45,6 +47,8 @@ import { TopologyRuntime, type TopologyView } from '../topology/topology-runtime
 import { validateTopologyDocument, type TopologyDocument } from '../topology/topology-document.js';
 import type { EngineSource } from './sharding-query-runner.js';
 import { declaredBucketCount, initialDocument, shardEntriesOf, storeSource } from './topology-setup.js';
+import { IndexMetrics } from '../indexes/index-metrics.js';
+import { checkIndexes, type CheckHost, type CheckIndexesOptions, type IndexCheckReport } from '../indexes/check/check-indexes.js';
 
 /** Schema steps the ShardedDataSource drives itself, so neither its base nor a shard may run them on its own. */
 const DRIVEN_BY_SHARDED_SOURCE = { synchronize: false, migrationsRun: false, dropSchema: false };
@@ -187,6 +191,78 @@ export class ShardedDataSource extends DataSource {
     this.requireEngine();
     return this.xa ? this.xa.resolve() : { committed: 0, rolledBack: 0, pending: 0 };
   }
+
+  /**
+   * Compares every global index (unique and lookup) with its owner rows and reports dangling
+   * entries (no owner row), missing ones (an owner row without its entry), miscounted lookup
+   * entries and values of a unique index owned twice. With `repair: true` it fixes all but the
+   * last, each in a transaction of its own after reading its rows again under locks, and reports
+   * what it did; a value owned twice is never repaired (which row keeps it is yours to decide).
+   * Reads whole tables: an operation, not a request.
+   */
+  async checkIndexes(options: CheckIndexesOptions = {}): Promise<IndexCheckReport> {
+    return checkIndexes(this.requireRules().globalIndexes, this.checkHost(), options);
+  }
+
+  /**
+   * Builds the global indexes that are write-only because they were added to tables that
+   * already held rows (`initialize()` found their lookup tables empty and said so): backfills
+   * each in chunks (resumable: the cursor commits with each chunk, a killed build goes on from
+   * there), verifies it with `checkIndexes({ repair: true })`, and from then on routes reads
+   * through it. An index whose values are owned twice stays write-only (`phase: 'conflicts'`):
+   * resolve the rows the report names and run it again.
+   */
+  async buildIndexes(options: BuildIndexesOptions = {}): Promise<IndexBuildReport[]> {
+    this.requireEngine();
+    // Through `this`: a newer topology version may swap the engine while the build runs.
+    return buildIndexes(this.requireRules().globalIndexes, { ...this.checkHost(), onPhase: (table, phase) => this.requireEngine().setWriteOnly(table, phase !== 'ready') }, options);
+  }
+
+  /**
+   * At `initialize()`: an index whose lookup table is empty beside owner rows gets a build
+   * (recorded in `tsh_index_builds` on the default shard); every index whose build is not done
+   * is write-only, and the log says how to finish it.
+   */
+  private async startIndexBuilds(): Promise<void> {
+    const indexes = this.requireRules().globalIndexes;
+    if (indexes.length === 0) return;
+    const query = (sql: string, parameters: readonly unknown[]) => this.query(sql, [...parameters]) as Promise<Record<string, unknown>[]>;
+    const states = new Map((await readBuildStates(query, this.dialect)).map((s) => [s.lookupTable, s]));
+    const pending = indexes.filter((g) => states.get(g.lookupTable)?.phase === 'backfilling' || states.get(g.lookupTable)?.phase === 'conflicts');
+    const fresh = await unbuiltIndexes(indexes.filter((g) => !pending.includes(g)), (sql) => this.query(sql), (name) => this.driver.escape(name));
+    if (fresh.length > 0) await this.query(createStateTableSql(this.dialect));
+    for (const index of fresh) await writeBuildState(query, this.dialect, { lookupTable: index.lookupTable, phase: 'backfilling' });
+    for (const index of [...pending, ...fresh]) {
+      this.engine!.setWriteOnly(index.lookupTable, true);
+      const conflicts = states.get(index.lookupTable)?.phase === 'conflicts';
+      this.logger.log(
+        'warn',
+        `typeorm-sharding: the global ${index.unique ? 'unique ' : 'lookup '}index of "${index.table}" (${index.label}, lookup table "${index.lookupTable}") is write-only: ` +
+          (conflicts
+            ? 'its last build found values owned by two rows; resolve them (ds.checkIndexes() names them) and run `await ds.buildIndexes()` again.'
+            : 'it was added to a table that already held rows. Writes maintain it, but reads by its columns scatter to every shard' +
+              `${index.unique ? ', and a new row may still repeat the value of a row not backfilled yet' : ''}, until you run \`await ds.buildIndexes()\` (chunked and resumable; it reports values owned twice).`),
+      );
+    }
+  }
+
+  /** What the index checker and builder run their statements through. */
+  private checkHost(): CheckHost {
+    return {
+      dialect: this.dialect,
+      query: (sql, parameters) => this.query(sql, [...parameters]),
+      transaction: (work) => this.transaction((em) => work((sql, parameters) => em.query(sql, [...parameters]))),
+      metrics: this.indexMetrics,
+      foldOf: (index, column) => foldOf(index, column, (m, p) => this.normalizedTypeOf(m, p), this.dialect),
+    };
+  }
+
+  /** The global indexes' Prometheus metrics (`indexMetrics.registry.metrics()` gives the text format; see `IndexMetrics`). */
+  get indexMetrics(): IndexMetrics {
+    return (this.indexMetricsOf ??= new IndexMetrics(this.shardedOptions.sharding?.indexMetrics));
+  }
+
+  private indexMetricsOf: IndexMetrics | undefined;
 
   /** Plan-cache counters: one entry per statement shape. */
   get planCacheStats(): PlanCacheStats {
@@ -335,7 +411,7 @@ export class ShardedDataSource extends DataSource {
       // TypeORM's MySQL driver turns both on unless told otherwise: mysql2 then returns every BIGINT as text.
       const mysqlOptions = this.shardedOptions as { supportBigNumbers?: boolean; bigNumberStrings?: boolean };
       const bigintForm = this.dialect === 'mysql' && mysqlOptions.supportBigNumbers !== false && mysqlOptions.bigNumberStrings !== false ? 'text' : 'number';
-      this.engineSettings = { ...settings, coalesce, logPhysical, routing: this.routerRuntime?.routing, bigintForm };
+      this.engineSettings = { ...settings, coalesce, logPhysical, routing: this.routerRuntime?.routing, bigintForm, indexMetrics: this.rules.globalIndexes.length > 0 ? this.indexMetrics : undefined };
       this.engine = new ShardingEngine(this.rules, this.targets, this.dialect, this.engineSettings);
       if (current) this.engineVersions.set(this.engine, current.version);
       // Read through `this`: a newer topology version swaps the engine (and its plan cache).
@@ -351,7 +427,7 @@ export class ShardedDataSource extends DataSource {
       }
       if (this.shardedOptions.migrationsRun) await this.runMigrations({ transaction: this.shardedOptions.migrationsTransactionMode });
       if (this.shardedOptions.synchronize) await this.synchronize();
-      await checkIndexesBuilt(this.rules.globalIndexes, (sql) => this.query(sql), (name) => this.driver.escape(name));
+      await this.startIndexBuilds();
       // Last, so that dropSchema and synchronize cannot remove the worker-id lease table under it.
       this.globalKeys = await keys?.start(this.shardSources[0]!);
       if (this.globalKeys) this.subscribers.unshift(this.globalKeys.subscriber);
@@ -553,6 +629,8 @@ export class ShardedDataSource extends DataSource {
     const rules = withLookupTables(base, this.entityMetadatas, (m, p) => this.normalizedTypeOf(m, p), this.dialect, governed);
     const targets = this.targetsOf(topology, sources);
     const engine = new ShardingEngine(rules, targets, this.dialect, this.engineSettings!);
+    // An index still being built stays write-only under the new version: reads must not use it yet.
+    for (const table of this.engine?.writeOnlyLookups ?? []) engine.setWriteOnly(table, true);
     this.engineVersions.set(engine, document.version);
     // One synchronous swap: every statement from here on plans with the new state.
     this.currentTopology = topology;

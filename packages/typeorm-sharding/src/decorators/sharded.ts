@@ -27,6 +27,20 @@ export interface ShardedOptions {
    */
   readonly uniquePerShard?: readonly (string | readonly string[])[];
   /**
+   * Non-key columns that queries filter by often (`buyerId` on orders sharded by `id`): each
+   * gets a **lookup index**, a lookup table `(value columns, shard key) → number of rows`
+   * sharded by the value, written in the same transaction as every row (like a global unique
+   * index, but many rows may share a value). `WHERE buyerId = ?` / `IN (…)` then reads the
+   * lookup table first and only the shards of the rows, instead of every shard.
+   *
+   * Each entry names one index by property name: a string for one column, an array for a
+   * composite one (a read is routed by it when its WHERE pins every one of its columns). A
+   * column of the shard key, or a key that is already unique (it has a global unique index,
+   * which routes the same reads), is refused.
+   * @default [] (no lookup index)
+   */
+  readonly lookups?: readonly (string | readonly string[])[];
+  /**
    * Another `@Sharded()` entity whose related rows live on the same shard as this entity's
    * (ShardingSphere's binding tables), e.g. order items sharded by `userId` like their orders.
    * Joins and relations between co-located entities then run shard by shard when they join on

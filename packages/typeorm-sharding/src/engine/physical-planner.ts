@@ -3,6 +3,7 @@
  * merge, coalesce per server. Each decision is its stage's (`route/`, `rewrite/`,
  * `plan/select/pagination.ts`, `plan/select/bind-merge.ts`); this file only hands their outputs on.
  */
+import type { IndexMetrics } from '../indexes/index-metrics.js';
 import type PQueue from 'p-queue';
 import type { PhysicalQueryEvent } from '../data-source/options.js';
 import type { ShardTarget } from '../execute/shard-target.js';
@@ -55,6 +56,8 @@ export interface EngineSettings extends RouteSettings {
   readonly routing?: StatementRouting | undefined;
   /** How the driver returns BIGINT values (mysql2 with `supportBigNumbers` and `bigNumberStrings`: text). @default 'number' */
   readonly bigintForm?: 'text' | 'number';
+  /** Counts the lookup reads' hits and misses. */
+  readonly indexMetrics?: IndexMetrics | undefined;
 }
 
 /** Physical plans of one ShardedDataSource's statements. */

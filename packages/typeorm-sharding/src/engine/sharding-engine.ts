@@ -52,7 +52,9 @@ export class ShardingEngine {
   /** UNION / EXCEPT / INTERSECT: each SELECT is planned as a logical statement of its own (see run-compound.ts). */
   private readonly compound: CompoundHost;
   /** Per SELECT shape: where its WHERE pins a globally indexed column (null: nowhere). */
-  private readonly lookupSites = new WeakMap<Plan, LookupSite | null>();
+  private lookupSites = new WeakMap<Plan, LookupSite | null>();
+  /** Lookup tables of indexes being built: maintained by every write, used by no read. */
+  private readonly writeOnly = new Set<string>();
   /** Plans whose original text the default shard accepted (`SelectPlan.checkOriginal`). */
   private readonly checked = new WeakSet<object>();
 
@@ -90,6 +92,21 @@ export class ShardingEngine {
   /** What running subqueries first needs: their statements run on `session`. */
   private pulledRun(session: ShardSession): PulledRun {
     return { dialect: this.dialect, maxValues: this.settings.maxSubqueryValues ?? 10_000, run: (s, ps, e) => this.run(s, ps, session, e) };
+  }
+
+  /** The lookup tables that are write-only now (a newer engine of a topology version keeps them so). */
+  get writeOnlyLookups(): readonly string[] {
+    return [...this.writeOnly];
+  }
+
+  /**
+   * Makes a global index write-only (its build is not done: reads scatter) or readable again;
+   * the plans' lookup sites are worked out again.
+   */
+  setWriteOnly(lookupTable: string, writeOnly: boolean): void {
+    if (writeOnly) this.writeOnly.add(lookupTable);
+    else this.writeOnly.delete(lookupTable);
+    this.lookupSites = new WeakMap();
   }
 
   /** Plan-cache counters. */
@@ -294,9 +311,15 @@ export class ShardingEngine {
     }
     if (plan.kind !== 'select') return undefined;
     let site = this.lookupSites.get(plan);
-    if (site === undefined) this.lookupSites.set(plan, (site = lookupSiteOf(plan, p, this.rules) ?? null));
+    if (site === undefined) this.lookupSites.set(plan, (site = lookupSiteOf(plan, p, this.rules, (g) => !this.writeOnly.has(g.lookupTable)) ?? null));
     if (site === null) return undefined;
-    return ownerShardsOf(site, lookupValuesOf(site, p), this.rules, this.dialect, (s, ps) => this.run(s, ps, session, false, true));
+    const found = await ownerShardsOf(site, lookupValuesOf(site, p), this.rules, this.dialect, (s, ps) => this.run(s, ps, session, false, true));
+    const metrics = this.settings.indexMetrics;
+    if (metrics) {
+      if (found.hits > 0) metrics.lookupHits.inc({ index: site.index.lookupTable }, found.hits);
+      if (found.misses > 0) metrics.lookupMisses.inc({ index: site.index.lookupTable }, found.misses);
+    }
+    return found.shards;
   }
 
   /**

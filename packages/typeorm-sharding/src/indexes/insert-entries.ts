@@ -18,7 +18,7 @@ export function insertEntries(p: ParameterizedSql, dialect: SqlDialect, index: G
         if (slot && slot.end === item.end) return slot.value;
         if (!/^DEFAULT(\(\))?$/i.test(p.sql.slice(item.start, item.end))) {
           throw new UnsupportedShardingError(
-            `INSERT into "${index.table}" gives "${column}", a column of its global unique index ${index.lookupTable}, the expression ${p.sql.slice(item.start, item.end)}; give it a value (the lookup row is written before the row).`,
+            `INSERT into "${index.table}" gives "${column}", a column of its global index ${index.lookupTable}, the expression ${p.sql.slice(item.start, item.end)}; give it a value (the lookup row is written before the row).`,
             { sql: p.sql, stage: 'write' },
           );
         }
@@ -34,7 +34,7 @@ function defaultOf(index: GlobalIndex, column: string, sql: string): unknown {
   const metadata = index.owner.columns.find((c) => c.databaseName === column);
   if (metadata && metadata.default === undefined && metadata.isNullable && !metadata.isGenerated) return null;
   throw new UnsupportedShardingError(
-    `INSERT into "${index.table}" leaves "${column}", a column of its global unique index ${index.lookupTable}, to a default the plugin cannot know; give it a value.`,
+    `INSERT into "${index.table}" leaves "${column}", a column of its global index ${index.lookupTable}, to a default the plugin cannot know; give it a value.`,
     { sql, stage: 'write' },
   );
 }

@@ -1,17 +1,19 @@
 import { EntitySchema, type EntitySchemaColumnOptions } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
-import type { GlobalIndex } from '../rules/index.js';
+import { REFS_COLUMN, type GlobalIndex } from '../rules/index.js';
 
 /**
  * The entity of a global index's lookup table, registered beside the user's entities so that
  * `synchronize` and the schema API create it on every shard: the value columns (the primary
- * key) and the owner's shard-key column, each with its owner column's type, length, charset and
+ * key) and the owner's shard-key column (also in the primary key of a lookup index, which adds
+ * its `gidx_refs` counter), each with its owner column's type, length, charset and
  * collation (equal values must compare equal in the lookup table as in the owner's).
  */
 export function lookupSchemaOf(index: GlobalIndex): EntitySchema {
   const columns: Record<string, EntitySchemaColumnOptions> = {};
   for (const name of index.columns) columns[name] = { ...copyOf(columnOf(index, name)), primary: true };
-  columns[index.ownerColumn] = { ...copyOf(columnOf(index, index.ownerColumn)), nullable: false };
+  columns[index.ownerColumn] = { ...copyOf(columnOf(index, index.ownerColumn)), nullable: false, ...(index.unique ? {} : { primary: true }) };
+  if (!index.unique) columns[REFS_COLUMN] = { name: REFS_COLUMN, type: 'int', nullable: false };
   return new EntitySchema({ name: index.lookupTable, tableName: index.lookupTable, columns });
 }
 

@@ -1,8 +1,9 @@
 import type { QueryResult } from 'typeorm';
 import { UnsupportedShardingError } from '../errors/index.js';
+import { firstViolation } from './first-violation.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { Plan } from '../plan/plan.js';
-import type { GlobalIndex } from '../rules/index.js';
+import { REFS_COLUMN, type GlobalIndex } from '../rules/index.js';
 import { conflictClausesOf } from '../plan/write/conflict-clause.js';
 import { duplicateError, isDuplicateKey } from './duplicate-error.js';
 import { insertEntries } from './insert-entries.js';
@@ -31,23 +32,37 @@ interface Entry {
  *
  * - INSERT: the entries first (a duplicate fails there, before the row), then the rows.
  * - UPDATE that assigns a key column: the affected rows' keys are read with a locking read on
- *   the owner's shards, the new entries inserted, the rows updated, the old entries deleted.
+ *   the owner's shards, the old entries deleted, the new ones inserted, the rows updated.
  * - DELETE: the affected rows' keys are read likewise, the rows deleted, then their entries.
  *
- * NULL in any column of a key is not indexed (a unique index lets several NULLs in).
+ * NULL in any column of a key is not indexed (a unique index lets several NULLs in). A lookup
+ * index (not unique) counts its entries' rows instead of refusing a second one (`countLookup`).
  */
 export async function maintainIndexes(p: ParameterizedSql, plan: Plan, indexes: readonly GlobalIndex[], host: IndexHost): Promise<QueryResult> {
   const table = indexes[0]!.table;
   switch (plan.kind) {
     case 'insert': {
       if (p.verb === 'REPLACE' || conflictClausesOf(p.sql, host.dialect).length > 0) {
-        throw refused(`An upsert (ON CONFLICT, ON DUPLICATE KEY UPDATE, INSERT IGNORE, REPLACE) of "${table}"`, p, 'read the row first and then insert it or update it (repository.save does both)');
+        throw refused(
+          `An upsert (ON CONFLICT, ON DUPLICATE KEY UPDATE, INSERT IGNORE, REPLACE) of "${table}"`,
+          p,
+          'the row it may conflict with is found through a lookup table and can live on another shard than the new row, where the statement cannot run as written, ' +
+            'and whether it inserts or updates decides which lookup rows change; read the row first and then insert it or update it (repository.save does both)',
+        );
       }
       const entries = indexes.map((index) => ({ index, entries: insertEntries(p, host.dialect, index, plan.keyColumnIndex!) }));
-      return host.atomically(async () => {
-        for (const { index, entries: list } of entries) await insertLookup(index, list, host);
-        return host.run(p.sql, p.parameters);
-      });
+      let atLookup = false;
+      try {
+        return await host.atomically(async () => {
+          atLookup = true;
+          for (const { index, entries: list } of entries) await insertLookup(index, list, host);
+          atLookup = false;
+          return host.run(p.sql, p.parameters);
+        });
+      } catch (error) {
+        if (!atLookup || !isDuplicateKey(error)) throw error;
+        throw (await firstViolation(p, indexes.filter((g) => g.unique), plan.keyColumnIndex!, error, host)) ?? error;
+      }
     }
     case 'write':
       if (plan.limited) throw refused(`${p.verb} with ORDER BY / LIMIT of "${table}"`, p, 'the rows a LIMIT picks on each shard are not known before it runs; name the rows by their keys');
@@ -75,7 +90,7 @@ async function updateWithIndexes(p: ParameterizedSql, indexes: readonly GlobalIn
     const column = a.column.toLowerCase();
     if (!indexes.some((g) => g.columns.some((c) => c.toLowerCase() === column))) continue;
     if (!slot) {
-      throw refused(`UPDATE of "${indexes[0]!.table}" that sets "${a.column}" to an expression`, p, `it is a column of a global unique index, whose new value must be known before the UPDATE runs: set it to a value (read the rows, compute it, and save them)`);
+      throw refused(`UPDATE of "${indexes[0]!.table}" that sets "${a.column}" to an expression`, p, `it is a column of a global index, whose new value must be known before the UPDATE runs: set it to a value (read the rows, compute it, and save them)`);
     }
     assigned.set(column, slot.value);
   }
@@ -91,10 +106,11 @@ async function updateWithIndexes(p: ParameterizedSql, indexes: readonly GlobalIn
       const moved = old.map((e, i) => !sameValues(e.values, fresh[i]!.values));
       return { index, old: old.filter((e, i) => moved[i] && isIndexed(e)), fresh: fresh.filter((e, i) => moved[i] && isIndexed(e)) };
     });
-    for (const c of changes) await insertLookup(c.index, c.fresh, host);
-    const result = await host.run(p.sql, p.parameters);
+    // Old entries first: a value changed to one its collation finds equal ('A@x' → 'a@x') meets
+    // no entry of its own then. All of it is one atomic statement, so the order risks nothing.
     for (const c of changes) await deleteLookup(c.index, c.old, host);
-    return result;
+    for (const c of changes) await insertLookup(c.index, c.fresh, host);
+    return host.run(p.sql, p.parameters);
   });
 }
 
@@ -125,6 +141,7 @@ function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
 async function insertLookup(index: GlobalIndex, entries: readonly Entry[], host: IndexHost): Promise<void> {
   const indexed = entries.filter(isIndexed);
   if (indexed.length === 0) return;
+  if (!index.unique) return countLookup(index, indexed, 1, host);
   const q = (c: string) => quoted(c, host.dialect);
   const columns = [...index.columns, index.ownerColumn];
   const row = `(${columns.map(() => '?').join(', ')})`;
@@ -138,11 +155,45 @@ async function insertLookup(index: GlobalIndex, entries: readonly Entry[], host:
 }
 
 async function deleteLookup(index: GlobalIndex, entries: readonly Entry[], host: IndexHost): Promise<void> {
+  if (!index.unique) return countLookup(index, entries.filter(isIndexed), -1, host);
   const q = (c: string) => quoted(c, host.dialect);
   const condition = [...index.columns, index.ownerColumn].map((c) => `${q(c)} = ?`).join(' AND ');
   for (const e of entries) await host.run(`DELETE FROM ${q(index.lookupTable)} WHERE ${condition}`, [...e.values, e.owner]);
 }
 
+/**
+ * A lookup index's entries counted up (`sign` 1: rows written) or down (−1: rows gone): one
+ * upsert that adds to `gidx_refs`, or a decrement and the delete of the entries that reached 0.
+ */
+async function countLookup(index: GlobalIndex, entries: readonly Entry[], sign: 1 | -1, host: IndexHost): Promise<void> {
+  if (entries.length === 0) return;
+  const groups = new Map<string, { entry: Entry; n: number }>();
+  for (const e of entries) {
+    const id = JSON.stringify([...e.values, e.owner].map(String));
+    const group = groups.get(id);
+    if (group) group.n++;
+    else groups.set(id, { entry: e, n: 1 });
+  }
+  const q = (c: string) => quoted(c, host.dialect);
+  const table = q(index.lookupTable);
+  const refs = q(REFS_COLUMN);
+  const keys = [...index.columns, index.ownerColumn];
+  if (sign > 0) {
+    const row = `(${[...keys, REFS_COLUMN].map(() => '?').join(', ')})`;
+    const onConflict =
+      host.dialect === 'mysql' ? `ON DUPLICATE KEY UPDATE ${refs} = ${refs} + VALUES(${refs})` : `ON CONFLICT (${keys.map(q).join(', ')}) DO UPDATE SET ${refs} = ${refs} + excluded.${refs}`;
+    const sql = `INSERT INTO ${table} (${[...keys, REFS_COLUMN].map(q).join(', ')}) VALUES ${[...groups.values()].map(() => row).join(', ')} ${onConflict}`;
+    await host.run(sql, [...groups.values()].flatMap(({ entry, n }) => [...entry.values, entry.owner, n]));
+    return;
+  }
+  const condition = keys.map((c) => `${q(c)} = ?`).join(' AND ');
+  for (const { entry, n } of groups.values()) {
+    const key = [...entry.values, entry.owner];
+    await host.run(`UPDATE ${table} SET ${refs} = ${refs} - ? WHERE ${condition}`, [n, ...key]);
+    await host.run(`DELETE FROM ${table} WHERE ${condition} AND ${refs} <= 0`, key);
+  }
+}
+
 function refused(what: string, p: ParameterizedSql, fix: string): UnsupportedShardingError {
-  return new UnsupportedShardingError(`${what} is not supported on a table with a global unique index: ${fix}.`, { sql: p.sql, stage: 'write' });
+  return new UnsupportedShardingError(`${what} is not supported on a table with a global index: ${fix}.`, { sql: p.sql, stage: 'write' });
 }

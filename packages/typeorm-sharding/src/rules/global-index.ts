@@ -4,14 +4,22 @@ import { placementOf } from './resolve-rules.js';
 import type { TableRule, UniqueKey } from './table-rule.js';
 
 /**
- * A unique key of a sharded table that does not contain the shard key, enforced across shards
- * (DESIGN.md §9, Vitess's `consistent_lookup_unique`): a lookup table holds one row per value,
- * `(value columns) → owner's shard key`, its primary key the value columns, itself sharded by
- * its first value column with the owner's algorithm. Equal values meet in one lookup row, so
- * that shard's primary key refuses the second; the engine writes the lookup rows in the owner's
- * transaction (`src/indexes/`).
+ * A global index of a sharded table, kept in a lookup table sharded by its first value column
+ * with the owner's algorithm; the engine writes the lookup rows in the owner's transaction
+ * (`src/indexes/`).
+ *
+ * - unique (a unique key without the shard key; DESIGN.md §9, Vitess's
+ *   `consistent_lookup_unique`): one row per value, `(value columns) → owner's shard key`, its
+ *   primary key the value columns. Equal values meet in one lookup row, so that shard's primary
+ *   key refuses the second.
+ * - not unique (`@Sharded({ lookups })`, Vitess's `consistent_lookup`): one row per value and
+ *   owner shard key, `(value columns, shard key) → refs`, the number of owner rows with that
+ *   value and that shard key; its primary key all but `refs`. Written with an increment, so a
+ *   delete knows whether other rows still need the entry.
  */
 export interface GlobalIndex {
+  /** True for a unique key; false for a lookup index (many rows may share a value). */
+  readonly unique: boolean;
   /** The owner table (`users`). */
   readonly table: string;
   /** The owner's entity. */
@@ -24,18 +32,22 @@ export interface GlobalIndex {
   readonly columns: readonly string[];
   /** The owner's shard-key column, also the lookup table's column that holds it. */
   readonly ownerColumn: string;
-  /** `<table>__gidx_<columns>`. */
+  /** `<table>__gidx_<columns>` (unique), `<table>__glookup_<columns>` (not unique). */
   readonly lookupTable: string;
 }
 
-/** Name of the lookup table of a key: `users__gidx_email`, `orders__gidx_id`. */
-export function lookupTableName(table: string, columns: readonly string[]): string {
-  return `${table}__gidx_${columns.join('_')}`;
+/** The column of a non-unique lookup table that counts the owner rows of its entry. */
+export const REFS_COLUMN = 'gidx_refs';
+
+/** Name of the lookup table of a key: `users__gidx_email`, `orders__gidx_id`; `orders__glookup_buyerId` for a lookup index. */
+export function lookupTableName(table: string, columns: readonly string[], unique = true): string {
+  return `${table}__${unique ? 'gidx' : 'glookup'}_${columns.join('_')}`;
 }
 
 /** The global index of one unique key of a sharded rule. */
 export function globalIndexOf(rule: TableRule, key: UniqueKey): GlobalIndex {
   return {
+    unique: true,
     table: rule.tableName,
     owner: rule.metadata,
     label: key.label,
@@ -43,6 +55,20 @@ export function globalIndexOf(rule: TableRule, key: UniqueKey): GlobalIndex {
     columns: key.columns,
     ownerColumn: rule.shardKey!.columnName,
     lookupTable: lookupTableName(rule.tableName, key.columns),
+  };
+}
+
+/** The lookup index (`@Sharded({ lookups })`) on `columns` (database names) of a sharded rule. */
+export function lookupIndexOf(rule: TableRule, columns: readonly string[]): GlobalIndex {
+  return {
+    unique: false,
+    table: rule.tableName,
+    owner: rule.metadata,
+    label: 'lookup index',
+    indexName: lookupTableName(rule.tableName, columns, false),
+    columns,
+    ownerColumn: rule.shardKey!.columnName,
+    lookupTable: lookupTableName(rule.tableName, columns, false),
   };
 }
 
@@ -76,7 +102,7 @@ export function lookupRuleOf(index: GlobalIndex, metadata: EntityMetadata, shard
     tableName: index.lookupTable,
     distribution: 'sharded',
     metadata,
-    uniqueKeys: [{ label: 'primary key', columns: index.columns, name: 'PRIMARY' }],
+    uniqueKeys: [{ label: 'primary key', columns: index.unique ? index.columns : [...index.columns, index.ownerColumn], name: 'PRIMARY' }],
     shardKey: { propertyName: property, columnName: column, kind: placement.kind, algorithm, placement: `${placementOf(placement.option, placement.kind)}${fold ? '/folded' : ''}` },
   };
 }

@@ -8,7 +8,8 @@ import { resolveJunctionRule } from './junction-rule.js';
 import { resolveColocation, type JunctionPlacement } from './resolve-colocation.js';
 import { ShardingRules, type TableRule } from './table-rule.js';
 import { uniqueKeysOf } from './unique-keys.js';
-import { foldText, globalIndexOf, lookupRuleOf } from './global-index.js';
+import { foldText, globalIndexOf, lookupRuleOf, type GlobalIndex } from './global-index.js';
+import { lookupIndexesOf } from './lookup-indexes.js';
 
 const INTEGER_TYPES = new Set(['int', 'integer', 'bigint', 'smallint', 'tinyint', 'mediumint', 'int2', 'int4', 'int8']);
 const STRING_TYPES = new Set(['varchar', 'char', 'nvarchar', 'nchar', 'character varying', 'character', 'text', 'uuid', 'string', 'varchar2']);
@@ -60,7 +61,10 @@ export function resolveShardingRules(
     const property = rule.metadata.columns.find((c) => c.databaseName === column)?.propertyName;
     return property === undefined ? undefined : keyKindOf(normalizeType(rule.metadata, property));
   };
-  const indexes = entityRules.flatMap((rule) => checkUniqueKeys(rule, options.get(rule)?.uniquePerShard, kindOf(rule)).map((key) => globalIndexOf(rule, key)));
+  const indexes = entityRules.flatMap((rule) => {
+    const unique = checkUniqueKeys(rule, options.get(rule)?.uniquePerShard, kindOf(rule)).map((key) => globalIndexOf(rule, key));
+    return [...unique, ...lookupIndexesOf(rule, options.get(rule)?.lookups, kindOf(rule), unique)];
+  });
   const result = new ShardingRules([...entityRules, ...junctionRules], shardNames, colocation, indexes);
   checkForeignKeys(metadatas, result);
   return result;
@@ -87,11 +91,27 @@ export function withLookupTables(
     const kind = keyKindOf(normalizeType(index.owner, column.propertyName))!;
     const declared = (typeof owner.metadata.target === 'function' ? getShardedOptions(owner.metadata.target)?.algorithm : undefined) ?? 'hash';
     const option = governed ? governedOption(declared, owner.metadata.name, governed) : declared;
-    const binary = /_bin$|^binary$/i.test(column.collation ?? '') || /^binary$/i.test(column.charset ?? '');
-    const fold = dialect === 'mysql' && kind === 'string' && !binary ? foldText : undefined;
+    const fold = foldOf(index, index.columns[0]!, normalizeType, dialect);
     return lookupRuleOf(index, metadata, rules.shardNames, { option, kind, ...(fold ? { fold } : {}) });
   });
   return rules.withLookupTables(lookups);
+}
+
+/**
+ * How the database compares text of one column of a global index: folded (`foldText`) on MySQL
+ * when its collation is not binary, so that values it finds equal are one value to the lookup
+ * routing and to the index checker; undefined: compared as written (SQLite, `_bin`, integers).
+ */
+export function foldOf(
+  index: GlobalIndex,
+  columnName: string,
+  normalizeType: (metadata: EntityMetadata, propertyName: string) => string,
+  dialect: 'mysql' | 'sqlite',
+): ((text: string) => string) | undefined {
+  const column = index.owner.columns.find((c) => c.databaseName === columnName);
+  if (!column || dialect !== 'mysql' || keyKindOf(normalizeType(index.owner, column.propertyName)) !== 'string') return undefined;
+  const binary = /_bin$|^binary$/i.test(column.collation ?? '') || /^binary$/i.test(column.charset ?? '');
+  return binary ? undefined : foldText;
 }
 
 /**

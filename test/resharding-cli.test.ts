@@ -3,13 +3,18 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureLibraryBuilt } from './support/built-library.js';
-import { createDatabases, dropDatabases, MARIADB, mariadbAvailable } from './support/mariadb.js';
+import { createDatabases, dropDatabases } from './support/mariadb.js';
+import { binlogMariadb } from './support/binlog-mariadb.js';
 import { serverConn } from './support/resharding-env.js';
 
 // The operator command, run as a user runs it: `typeorm-sharding reshard … -d <module>` (the
 // package's bin, built), against a data source module that exports a ShardedDataSource.
 
-const available = await mariadbAvailable();
+// The mover needs a ROW binlog: a mariadbd of this file's own (port 3625), not the machine's MariaDB.
+const BINLOG = await binlogMariadb(3625);
+const MARIADB = BINLOG.server;
+const available = BINLOG.available;
+afterAll(() => BINLOG.stop());
 const here = dirname(fileURLToPath(import.meta.url));
 const BIN = join(here, '..', 'packages', 'typeorm-sharding', 'dist', 'cli', 'bin.js');
 const DS = join(here, 'support', 'cli-data-source.mjs');
@@ -26,11 +31,11 @@ function cli(...args: string[]): Promise<{ code: number; out: string; err: strin
 describe.runIf(available)('typeorm-sharding reshard (the bin)', () => {
   beforeAll(async () => {
     ensureLibraryBuilt();
-    await createDatabases([DB.s0, DB.s1]);
-    await dropDatabases([DB.s2, DB.meta]);
+    await createDatabases([DB.s0, DB.s1], MARIADB);
+    await dropDatabases([DB.s2, DB.meta], MARIADB);
   }, 120_000);
   afterAll(async () => {
-    await dropDatabases(Object.values(DB));
+    await dropDatabases(Object.values(DB), MARIADB);
   });
 
   it('plans a split, copies, verifies, switches and completes; refuses clearly', async () => {

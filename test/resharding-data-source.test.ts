@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Broadcast, reshardingOf, ShardedDataSource, Sharded, ShardKey, crc32, ReshardingError, TopologyChangedError } from '../packages/typeorm-sharding/src/index.js';
-import { createDatabases, dropDatabases, MARIADB, mariadbAvailable } from './support/mariadb.js';
+import { createDatabases, dropDatabases } from './support/mariadb.js';
+import { binlogMariadb } from './support/binlog-mariadb.js';
 import { serverConn } from './support/resharding-env.js';
 
 // The user's path: a ShardedDataSource with `sharding.topology`, writing through repositories
@@ -25,7 +26,11 @@ class Region {
   @Column('varchar', { length: 40 }) label!: string;
 }
 
-const available = await mariadbAvailable();
+// The mover needs a ROW binlog: a mariadbd of this file's own (port 3624), not the machine's MariaDB.
+const BINLOG = await binlogMariadb(3624);
+const MARIADB = BINLOG.server;
+const available = BINLOG.available;
+afterAll(() => BINLOG.stop());
 const P = `tsh_mvds_${process.pid}`;
 const DB = { s0: `${P}_s0`, s1: `${P}_s1`, s2: `${P}_s2`, meta: `${P}_meta` };
 const bucketOf = (key: string | number) => crc32(Buffer.from(String(key), 'utf8')) % 1024;
@@ -47,15 +52,15 @@ describe.runIf(available)('resharding a ShardedDataSource', () => {
   let app: ShardedDataSource;
   let ops: ShardedDataSource;
   beforeAll(async () => {
-    await createDatabases([DB.s0, DB.s1]);
-    await dropDatabases([DB.s2, DB.meta]);
+    await createDatabases([DB.s0, DB.s1], MARIADB);
+    await dropDatabases([DB.s2, DB.meta], MARIADB);
     app = await source().initialize();
     ops = await source().initialize();
   });
   afterAll(async () => {
     await app?.destroy();
     await ops?.destroy();
-    await dropDatabases(Object.values(DB));
+    await dropDatabases(Object.values(DB), MARIADB);
   });
 
   it('splits s1 onto a new shard while the application writes through its repositories', async () => {

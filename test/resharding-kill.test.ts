@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mover, placementAfterMove, type FaultPoint, type MoverOptions, type Placement } from '../packages/typeorm-sharding/src/index.js';
 import { ensureLibraryBuilt } from './support/built-library.js';
-import { MARIADB, mariadbAvailable } from './support/mariadb.js';
+import { binlogMariadb } from './support/binlog-mariadb.js';
 import { App, bucketOfKey, createWorld, dropWorld, itemsOf, ledgerState, TABLES, writeLoop, type Server } from './support/resharding-env.js';
 
 // SIGKILL the mover (a child process) at every phase — copy, catch-up, verify, fence, flip,
@@ -17,7 +17,11 @@ import { App, bucketOfKey, createWorld, dropWorld, itemsOf, ledgerState, TABLES,
 // catch-up and run again). TSH_TRIALS=50 runs the count as separate trials, one kill
 // each, cycling through the phases, each with its own databases.
 
-const available = await mariadbAvailable();
+// The mover needs a ROW binlog: a mariadbd of this file's own (port 3623), not the machine's MariaDB.
+const BINLOG = await binlogMariadb(3623);
+const MARIADB = BINLOG.server;
+const available = BINLOG.available;
+afterAll(() => BINLOG.stop());
 const TRIALS = process.env.TSH_TRIALS === undefined ? 0 : Number(process.env.TSH_TRIALS);
 const PHASES: readonly FaultPoint[] = ['copy', 'catch-up', 'verify', 'fence', 'flip', 'reverse'];
 const SERVER: Server = { name: 'main', ...MARIADB };

@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mover, type Placement } from '../packages/typeorm-sharding/src/index.js';
-import { MARIADB, mariadbAvailable } from './support/mariadb.js';
+import { binlogMariadb } from './support/binlog-mariadb.js';
 import { App, bucketOfKey, createWorld, dropWorld, itemsOf, ledgerState, serverConn, TABLES, writeLoop, type Server } from './support/resharding-env.js';
 
 // The online move on one MariaDB (the private test server): copy under writes, catch-up,
 // verify (and a row changed behind its back), the fenced switch with an application that
 // retries, rollback with every post-switch write back on the old shard, complete, cancel.
 
-const available = await mariadbAvailable();
+// The mover needs a ROW binlog: a mariadbd of this file's own (port 3622), not the machine's MariaDB.
+const BINLOG = await binlogMariadb(3622);
+const MARIADB = BINLOG.server;
+const available = BINLOG.available;
+afterAll(() => BINLOG.stop());
 const P = `tsh_mv_${process.pid}`;
 const SERVER: Server = { name: 'main', ...MARIADB };
 const DB = { s0: `${P}_s0`, s1: `${P}_s1`, s2: `${P}_s2`, meta: `${P}_meta` };

@@ -159,11 +159,13 @@ describe.skipIf(!available)('fence on MariaDB', () => {
       const fencing = installFence(fencer, { database: DB.s1, tables: TABLES, bucketCount: 1024, ranges: [range], version: 11 }).then(() => events.push('fenced'));
       await new Promise((resolve) => setTimeout(resolve, 300));
       await writer.query('INSERT INTO fenced_orders (id, amount) VALUES (?, 1)', [fenced]);
+      // The fence must still be waiting when the writer commits. (Not "committed before fenced":
+      // both answers arrive together on two sockets, in either order.)
+      events.push('commit sent');
       await writer.query('COMMIT');
-      events.push('committed');
       await fencing;
       // The write that got in was committed before the fence took effect, never after it.
-      expect(events).toEqual(['committed', 'fenced']);
+      expect(events).toEqual(['commit sent', 'fenced']);
       // The transaction opened before the fence does not see the fence row in its snapshot, yet is refused.
       await expect(early.query('INSERT INTO fenced_orders (id, amount) VALUES (?, 1)', [late])).rejects.toMatchObject({ errno: 1644 });
       await early.query('ROLLBACK');

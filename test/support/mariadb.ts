@@ -7,6 +7,9 @@ import mysql from 'mysql2/promise';
  */
 export const MARIADB = { host: '127.0.0.1', port: Number(process.env.TSH_MARIADB_PORT ?? 3306), user: 'root', password: '' } as const;
 
+/** Where a test's MariaDB is (another server than `MARIADB`, e.g. one with a binlog). */
+export interface ServerAddress { readonly host: string; readonly port: number; readonly user: string; readonly password: string }
+
 let reachable: Promise<boolean> | undefined;
 
 /**
@@ -28,8 +31,8 @@ export function mariadbAvailable(): Promise<boolean> {
 }
 
 /** Creates (empty) databases with these names, dropping any leftovers first. */
-export async function createDatabases(names: readonly string[]): Promise<void> {
-  const c = await mysql.createConnection(MARIADB);
+export async function createDatabases(names: readonly string[], server: ServerAddress = MARIADB): Promise<void> {
+  const c = await mysql.createConnection(server);
   try {
     for (const n of names) {
       await c.query(`DROP DATABASE IF EXISTS \`${n}\``);
@@ -41,8 +44,8 @@ export async function createDatabases(names: readonly string[]): Promise<void> {
 }
 
 /** Drops the databases a test created. */
-export async function dropDatabases(names: readonly string[]): Promise<void> {
-  const c = await mysql.createConnection(MARIADB);
+export async function dropDatabases(names: readonly string[], server: ServerAddress = MARIADB): Promise<void> {
+  const c = await mysql.createConnection(server);
   try {
     for (const n of names) await c.query(`DROP DATABASE IF EXISTS \`${n}\``);
   } finally {

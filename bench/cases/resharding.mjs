@@ -6,6 +6,11 @@
 import mysql from 'mysql2/promise';
 import { Mover, crc32, isFencedError } from 'typeorm-sharding';
 import { MARIADB } from '../lib/mariadb.mjs';
+import { canStartMariadb, startServers } from '../../packages/mariadb-cluster/dist/index.js';
+
+// The mover needs a ROW binlog: the benchmark server when it has one, else a mariadbd of this
+// case's own (the machine's MariaDB on 3306 is started without --log-bin).
+let SERVER = MARIADB;
 import { log, percentile, sleep } from '../lib/util.mjs';
 
 const DB = { meta: 'bench_move_meta', s0: 'bench_move_s0', s1: 'bench_move_s1', plain: 'bench_move_plain' };
@@ -31,7 +36,7 @@ async function fresh(admin, rows) {
   }
 }
 
-const mover = () => new Mover({ servers: { main: { host: MARIADB.host, port: MARIADB.port, user: MARIADB.user, password: MARIADB.password } }, meta: { server: 'main', database: DB.meta }, tables: [{ table: 'items', kind: 'sharded', keyColumn: 'id', keyKind: 'integer' }], serverIdBase: 4_800_000 });
+const mover = () => new Mover({ servers: { main: { host: SERVER.host, port: SERVER.port, user: SERVER.user, password: SERVER.password } }, meta: { server: 'main', database: DB.meta }, tables: [{ table: 'items', kind: 'sharded', keyColumn: 'id', keyKind: 'integer' }], serverIdBase: 4_800_000 });
 
 /** Writers on ids of the moving buckets and others, routing by the topology they know and retrying fenced writes. */
 function writers(count, rows) {
@@ -40,7 +45,7 @@ function writers(count, rows) {
   let ops = 0;
   const loops = Array.from({ length: count }, async (_, w) => {
     const conns = new Map();
-    const meta = await mysql.createConnection({ ...MARIADB, database: DB.meta });
+    const meta = await mysql.createConnection({ ...SERVER, database: DB.meta });
     let doc;
     const refresh = async () => {
       const [r] = await meta.query('SELECT document FROM tsh_topology ORDER BY version DESC LIMIT 1');
@@ -50,7 +55,7 @@ function writers(count, rows) {
     const connOf = async (id) => {
       const b = bucketOf(id);
       const shard = doc.shards.find((s) => s.name === doc.bucketMap.find((m) => b >= m.from && b <= m.to).shard);
-      if (!conns.has(shard.database)) conns.set(shard.database, await mysql.createConnection({ ...MARIADB, database: shard.database }));
+      if (!conns.has(shard.database)) conns.set(shard.database, await mysql.createConnection({ ...SERVER, database: shard.database }));
       return conns.get(shard.database);
     };
     let n = w;
@@ -77,10 +82,31 @@ function writers(count, rows) {
 }
 
 export async function runResharding(ctx) {
+  const own = (await hasRowBinlog(MARIADB)) ? undefined : canStartMariadb() ? await startServers(1) : undefined;
+  if (own) SERVER = { ...MARIADB, host: '127.0.0.1', port: own.primary.port, user: 'root', password: '' };
+  try {
+    return await measureResharding(ctx);
+  } finally {
+    await own?.stop();
+    SERVER = MARIADB;
+  }
+}
+
+async function hasRowBinlog(server) {
+  const c = await mysql.createConnection(server);
+  try {
+    const [[row]] = await c.query('SELECT @@log_bin AS on_, @@binlog_format AS format, @@binlog_row_image AS image');
+    return Number(row.on_) === 1 && row.format === 'ROW' && row.image === 'FULL';
+  } finally {
+    await c.end();
+  }
+}
+
+async function measureResharding(ctx) {
   const { cfg } = ctx;
   const rows = cfg.quick ? 20_000 : 200_000;
   const trials = cfg.quick ? 3 : 10;
-  const admin = await mysql.createConnection(MARIADB);
+  const admin = await mysql.createConnection(SERVER);
   try {
     // Copy: the mover (chunked by primary key, a snapshot, bucket filter, upserts, progress rows).
     await fresh(admin, rows);

@@ -4,7 +4,7 @@
 // move against idle. Source and target are two databases of the benchmark MariaDB; the
 // topology store is its contract's two tables, written by hand.
 import mysql from 'mysql2/promise';
-import { Mover, crc32, isFencedError } from 'typeorm-sharding';
+import { Mover, TopologyStore, crc32, isFencedError } from 'typeorm-sharding';
 import { MARIADB } from '../lib/mariadb.mjs';
 import { canStartMariadb, startServers } from '../../packages/mariadb-cluster/dist/index.js';
 
@@ -25,11 +25,10 @@ async function fresh(admin, rows) {
     await admin.query(`USE \`${db}\``);
     await admin.query(ITEMS);
   }
-  await admin.query(`CREATE DATABASE \`${DB.meta}\``);
-  await admin.query(`CREATE TABLE \`${DB.meta}\`.tsh_topology (version BIGINT PRIMARY KEY, document LONGTEXT NOT NULL, created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), comment VARCHAR(255) NULL)`);
-  await admin.query(`CREATE TABLE \`${DB.meta}\`.tsh_topology_clients (client_id VARCHAR(64) PRIMARY KEY, version BIGINT NOT NULL, seen_at TIMESTAMP(6) NOT NULL, host VARCHAR(255) NULL, pid INT NULL)`);
   const doc = { version: 1, bucketCount: 1024, shards: [{ name: 's0', server: 'main', database: DB.s0 }], bucketMap: [{ from: 0, to: 1023, shard: 's0' }] };
-  await admin.query(`INSERT INTO \`${DB.meta}\`.tsh_topology (version, document) VALUES (1, ?)`, [JSON.stringify(doc)]);
+  const store = new TopologyStore(admin, 'mysql', DB.meta);
+  await store.ensureTables();
+  await store.publishInitial(doc);
   for (let at = 1; at <= rows; at += 5000) {
     const ids = Array.from({ length: Math.min(5000, rows - at + 1) }, (_, i) => at + i);
     await admin.query(`INSERT INTO \`${DB.s0}\`.items (id, name, amount, note) VALUES ?`, [ids.map((id) => [id, `name ${id}`, (id % 1000) / 10, 'x'.repeat(40)])]);

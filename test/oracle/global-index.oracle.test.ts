@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Column, DataSource, Entity, In, PrimaryColumn, QueryFailedError, type EntityManager } from 'typeorm';
 import { Sharded, ShardKey, ShardedDataSource } from '../../packages/typeorm-sharding/src/index.js';
-import { createDatabases, dropDatabases, MARIADB, mariadbAvailable } from '../support/mariadb.js';
+import { mariadbAvailable } from '../support/mariadb.js';
+import { openTwoServerPair } from '../support/backends.js';
 
 // Issue 16, Tests bullet 3: the differential oracle with global indexes. Random writes to users
 // sharded by id with a globally unique email and a lookup index on grp — inserts that may repeat
@@ -97,26 +98,7 @@ interface Pair {
 
 async function openPair(kind: 'sqlite' | 'mariadb'): Promise<Pair> {
   const entities = [OgUser];
-  if (kind === 'mariadb') {
-    const prefix = `tsh_${process.pid}_og`;
-    const names = Array.from({ length: 4 }, (_, i) => `${prefix}_s${i}`);
-    await createDatabases([...names, `${prefix}_plain`]);
-    const server = { host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: '' };
-    const sharded = new ShardedDataSource({
-      type: 'mariadb',
-      username: MARIADB.user,
-      password: '',
-      entities,
-      synchronize: true,
-      servers: [{ name: 'a', ...server }, { name: 'b', ...server }],
-      shards: names.map((database, i) => ({ name: `s${i}`, server: i % 2 ? 'b' : 'a', database })),
-      sharding: { transactions: { resolveIntervalMs: false } },
-    } as never);
-    const plain = new DataSource({ type: 'mariadb', ...server, database: `${prefix}_plain`, entities, synchronize: true });
-    await sharded.initialize();
-    await plain.initialize();
-    return { sharded, plain, close: async () => { await sharded.destroy(); await plain.destroy(); await dropDatabases([...names, `${prefix}_plain`]); } };
-  }
+  if (kind === 'mariadb') return openTwoServerPair(`tsh_${process.pid}_og`, entities, 4);
   const sharded = new ShardedDataSource({ type: 'better-sqlite3', entities, synchronize: true, shards: Array.from({ length: 4 }, (_, i) => ({ name: `s${i}`, database: ':memory:' })) });
   const plain = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities, synchronize: true });
   await sharded.initialize();

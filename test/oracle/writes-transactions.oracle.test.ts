@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Column, DataSource, Entity, In, MoreThanOrEqual, PrimaryColumn, type EntityManager } from 'typeorm';
 import { Broadcast, Sharded, ShardKey, ShardedDataSource } from '../../packages/typeorm-sharding/src/index.js';
-import { createDatabases, dropDatabases, MARIADB, mariadbAvailable } from '../support/mariadb.js';
+import { mariadbAvailable } from '../support/mariadb.js';
+import { openTwoServerPair } from '../support/backends.js';
 
 // Issue 11: the differential oracle of the write path. Random mixes of writes — inserts that may
 // collide, updates by key and scattered ones, deletes, writes of a broadcast table — alone and in
@@ -113,35 +114,8 @@ const SHARDS = 4;
 
 async function openPair(kind: 'sqlite-memory' | 'sqlite-files' | 'mariadb-servers'): Promise<Pair> {
   const entities = [Account, Region];
-  if (kind === 'mariadb-servers') {
-    const prefix = `tsh_${process.pid}_wo`;
-    const names = Array.from({ length: SHARDS }, (_, i) => `${prefix}_s${i}`);
-    await createDatabases([...names, `${prefix}_plain`]);
-    const server = { host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: '' };
-    const sharded = new ShardedDataSource({
-      type: 'mariadb',
-      username: MARIADB.user,
-      password: '',
-      entities,
-      synchronize: true,
-      // One MariaDB as two servers: every transaction over both is two-phase (two connections, two XA branches).
-      servers: [{ name: 'a', ...server }, { name: 'b', ...server }],
-      shards: names.map((database, i) => ({ name: `s${i}`, server: i % 2 ? 'b' : 'a', database })),
-      sharding: { transactions: { resolveIntervalMs: false } },
-    } as never);
-    const plain = new DataSource({ type: 'mariadb', ...server, database: `${prefix}_plain`, entities, synchronize: true });
-    await sharded.initialize();
-    await plain.initialize();
-    return {
-      sharded,
-      plain,
-      close: async () => {
-        await sharded.destroy();
-        await plain.destroy();
-        await dropDatabases([...names, `${prefix}_plain`]);
-      },
-    };
-  }
+  // One MariaDB as two servers: every transaction over both is two-phase (two connections, two XA branches).
+  if (kind === 'mariadb-servers') return openTwoServerPair(`tsh_${process.pid}_wo`, entities, SHARDS);
   const dir = kind === 'sqlite-files' ? mkdtempSync(join(tmpdir(), 'tsh-wo-')) : undefined;
   const sharded = new ShardedDataSource({
     type: 'better-sqlite3',

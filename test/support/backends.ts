@@ -98,3 +98,44 @@ export async function openFixture(
     },
   };
 }
+
+/** A sharded data source and the plain one it is compared with. */
+export interface OraclePair {
+  readonly sharded: ShardedDataSource;
+  readonly plain: DataSource;
+  close(): Promise<void>;
+}
+
+/**
+ * `shardCount` shards on the test MariaDB addressed as two servers `a` and `b` (shards
+ * alternate between them), so that every transaction over both is two-phase (two connections,
+ * two XA branches), and one plain database with the same entities; `prefix` names the
+ * databases, dropped on close. The decision log's resolver does not run on a timer.
+ */
+export async function openTwoServerPair(prefix: string, entities: DataSourceOptions['entities'], shardCount: number): Promise<OraclePair> {
+  const names = Array.from({ length: shardCount }, (_, i) => `${prefix}_s${i}`);
+  await createDatabases([...names, `${prefix}_plain`]);
+  const server = { host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: '' };
+  const sharded = new ShardedDataSource({
+    type: 'mariadb',
+    username: MARIADB.user,
+    password: '',
+    entities,
+    synchronize: true,
+    servers: [{ name: 'a', ...server }, { name: 'b', ...server }],
+    shards: names.map((database, i) => ({ name: `s${i}`, server: i % 2 ? 'b' : 'a', database })),
+    sharding: { transactions: { resolveIntervalMs: false } },
+  } as never);
+  const plain = new DataSource({ type: 'mariadb', ...server, database: `${prefix}_plain`, entities, synchronize: true });
+  await sharded.initialize();
+  await plain.initialize();
+  return {
+    sharded,
+    plain,
+    close: async () => {
+      await sharded.destroy();
+      await plain.destroy();
+      await dropDatabases([...names, `${prefix}_plain`]);
+    },
+  };
+}

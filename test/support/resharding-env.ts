@@ -1,8 +1,8 @@
 import mysql from 'mysql2/promise';
-import { crc32, isFencedError, type GovernedTable, type Placement } from '../../packages/typeorm-sharding/src/index.js';
+import { crc32, isFencedError, TopologyStore, type GovernedTable, type Placement } from '../../packages/typeorm-sharding/src/index.js';
 
 /**
- * A small world for the mover's tests: servers, a topology store (the contract's tables, with
+ * A small world for the mover's tests: servers, a topology store (its own tables, with
  * version 1 written by hand), governed tables, and an "application" that routes each write by
  * the topology it last read and, refused by a fence, re-reads it and retries — what a
  * ShardedDataSource with `sharding.topology` does.
@@ -47,9 +47,8 @@ export async function createWorld(meta: Server, metaDb: string, placement: Place
   }
   const c = await serverConn(meta);
   await c.query(`DROP DATABASE IF EXISTS \`${metaDb}\``);
-  await c.query(`CREATE DATABASE \`${metaDb}\``);
-  await c.query(`CREATE TABLE \`${metaDb}\`.tsh_topology (version BIGINT PRIMARY KEY, document LONGTEXT NOT NULL, created_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), comment VARCHAR(255) NULL)`);
-  await c.query(`CREATE TABLE \`${metaDb}\`.tsh_topology_clients (client_id VARCHAR(64) PRIMARY KEY, version BIGINT NOT NULL, seen_at TIMESTAMP(6) NOT NULL, host VARCHAR(255) NULL, pid INT NULL)`);
+  // The store's own tables (the same DDL a ShardedDataSource runs), then version 1 by hand.
+  await new TopologyStore(c, 'mysql', metaDb).ensureTables();
   await c.query(`INSERT INTO \`${metaDb}\`.tsh_topology (version, document) VALUES (?, ?)`, [placement.version, JSON.stringify(placement)]);
   await c.end();
 }

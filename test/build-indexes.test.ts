@@ -78,6 +78,22 @@ describe.each(backends)('buildIndexes on %s', (backend) => {
     expect(await next.buildIndexes()).toEqual([]);
   });
 
+  it.runIf(backend === 'sqlite')('keeps a write-only index write-only when a new topology version swaps the engine', async () => {
+    await withUnbuiltIndexes();
+    // The same source with a topology store: its version 1 is the configuration's map.
+    const options = (fx.sharded as unknown as { shardedOptions: { sharding?: object } }).shardedOptions;
+    const ds = new ShardedDataSource({ ...options, synchronize: false, sharding: { ...options.sharding, topology: { file: join(dir!, 'topology.db'), refreshMs: 60_000 } } } as never);
+    opened.push(ds);
+    await ds.initialize();
+    await ds.publishTopology({ ...ds.topology.document, version: ds.topology.version + 1 }, 'same map, new version');
+    await ds.topology.refresh();
+    expect(ds.topology.version).toBe(2);
+    fx.physical.length = 0;
+    // Read through the empty lookup table, the row would not be found.
+    expect((await ds.getRepository(GxUser).findOneBy({ email: 'u7@x' }))?.id).toBe(7);
+    expect(lookupReads()).toBe(0);
+  });
+
   it('resumes a build that was killed after a committed chunk, from that chunk', async () => {
     const ds = await withUnbuiltIndexes();
     let seen = 0;

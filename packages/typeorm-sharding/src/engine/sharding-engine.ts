@@ -134,11 +134,21 @@ export class ShardingEngine {
     if (!maintained && this.rules.globalIndexes.length > 0) {
       const indexed = indexedWrite(this.texts.parameterize(sql, parameters ?? []), this.rules, this.dialect, (p) => this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect)));
       if (indexed) {
-        return maintainIndexes(indexed.p, indexed.plan, indexed.indexes, {
-          dialect: this.dialect,
-          run: (s, ps) => this.run(s, ps, session, false, true),
-          atomically: (work) => session.atomically(work),
-        });
+        return maintainIndexes(
+          indexed.p,
+          indexed.plan,
+          indexed.indexes,
+          {
+            dialect: this.dialect,
+            run: (s, ps) => this.run(s, ps, session, false, true),
+            atomically: (work) => session.atomically(work),
+            runIndexed: (s, ps) => this.run(s, ps, session),
+            readExact: (s, ps) => this.run(s, ps, session, true, true),
+            isWriteOnly: (g) => this.writeOnly.has(g.lookupTable),
+            inTransaction: () => session.inTransaction,
+          },
+          indexed.rule,
+        );
       }
     }
     const onlyShards = maintained || this.rules.globalIndexes.length === 0 ? undefined : await this.lookedUp(sql, parameters ?? [], session);

@@ -1,7 +1,7 @@
 import { lexedOf, TokenKind, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
 import type { Plan } from '../plan/plan.js';
 import { insertHeadOf } from '../plan/write/insert-head.js';
-import type { GlobalIndex, ShardingRules } from '../rules/index.js';
+import type { GlobalIndex, ShardingRules, TableRule } from '../rules/index.js';
 
 const WRITES = new Set(['INSERT', 'REPLACE', 'UPDATE', 'DELETE']);
 
@@ -10,6 +10,8 @@ export interface IndexedWrite {
   readonly p: ParameterizedSql;
   readonly plan: Plan;
   readonly indexes: readonly GlobalIndex[];
+  /** The written table's rule. */
+  readonly rule: TableRule;
 }
 
 /**
@@ -22,7 +24,7 @@ export function indexedWrite(p: ParameterizedSql, rules: ShardingRules, dialect:
   if (table === undefined) return undefined;
   const indexes = rules.globalIndexesOf(table);
   if (indexes.length === 0) return undefined;
-  return { p, plan: planOf(p), indexes };
+  return { p, plan: planOf(p), indexes, rule: rules.ruleOf(table)! };
 }
 
 /** The table a write names: `INSERT INTO t`, `UPDATE t`, `DELETE FROM t` (the last part of a qualified name). */

@@ -3,7 +3,10 @@ import { UnsupportedShardingError } from '../errors/index.js';
 import { firstViolation } from './first-violation.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import type { Plan } from '../plan/plan.js';
-import { REFS_COLUMN, type GlobalIndex } from '../rules/index.js';
+import { REFS_COLUMN, type GlobalIndex, type TableRule } from '../rules/index.js';
+import { planUpsert } from './upsert/upsert-plan.js';
+import { runUpsert } from './upsert/run-upsert.js';
+import { upsertStatementOf } from './upsert/upsert-statement.js';
 import { conflictClausesOf } from '../plan/write/conflict-clause.js';
 import { duplicateError, isDuplicateKey } from './duplicate-error.js';
 import { insertEntries } from './insert-entries.js';
@@ -16,6 +19,14 @@ export interface IndexHost {
   run(sql: string, parameters: readonly unknown[]): Promise<QueryResult>;
   /** Runs `work` as one statement: in a transaction of its own, or behind a savepoint inside the caller's. */
   atomically<T>(work: () => Promise<T>): Promise<T>;
+  /** Runs one logical statement with its global indexes maintained (as a user's statement runs). */
+  runIndexed(sql: string, parameters: readonly unknown[]): Promise<QueryResult>;
+  /** Runs a read without maintenance, its values as stored (to be written back: a row moved by an upsert). */
+  readExact(sql: string, parameters: readonly unknown[]): Promise<QueryResult>;
+  /** True inside the caller's transaction (MySQL reports it in a result's serverStatus). */
+  inTransaction(): boolean;
+  /** True while a global index is being built: its lookup table may still miss entries. */
+  isWriteOnly(index: GlobalIndex): boolean;
 }
 
 /** One lookup row: the values of the key and the owner's shard key. */
@@ -31,6 +42,8 @@ interface Entry {
  * always has its entries and a duplicate leaves nothing of the statement written.
  *
  * - INSERT: the entries first (a duplicate fails there, before the row), then the rows.
+ * - An upsert (ON DUPLICATE KEY UPDATE, ON CONFLICT, INSERT IGNORE): row by row, its conflict
+ *   found through the lookup rows, then an insert or an update of the owner (`upsert/`).
  * - UPDATE that assigns a key column: the affected rows' keys are read with a locking read on
  *   the owner's shards, the old entries deleted, the new ones inserted, the rows updated.
  * - DELETE: the affected rows' keys are read likewise, the rows deleted, then their entries.
@@ -38,17 +51,15 @@ interface Entry {
  * NULL in any column of a key is not indexed (a unique index lets several NULLs in). A lookup
  * index (not unique) counts its entries' rows instead of refusing a second one (`countLookup`).
  */
-export async function maintainIndexes(p: ParameterizedSql, plan: Plan, indexes: readonly GlobalIndex[], host: IndexHost): Promise<QueryResult> {
+export async function maintainIndexes(p: ParameterizedSql, plan: Plan, indexes: readonly GlobalIndex[], host: IndexHost, rule: TableRule): Promise<QueryResult> {
   const table = indexes[0]!.table;
   switch (plan.kind) {
     case 'insert': {
       if (p.verb === 'REPLACE' || conflictClausesOf(p.sql, host.dialect).length > 0) {
-        throw refused(
-          `An upsert (ON CONFLICT, ON DUPLICATE KEY UPDATE, INSERT IGNORE, REPLACE) of "${table}"`,
-          p,
-          'the row it may conflict with is found through a lookup table and can live on another shard than the new row, where the statement cannot run as written, ' +
-            'and whether it inserts or updates decides which lookup rows change; read the row first and then insert it or update it (repository.save does both)',
-        );
+        // The row it may conflict with can live on another shard: routed row by row through the lookup tables.
+        const statement = upsertStatementOf(p, host.dialect);
+        if (!statement) throw refused(`This upsert of "${table}"`, p, 'write it as INSERT … VALUES with one conflict clause');
+        return runUpsert(planUpsert(statement, p, rule, indexes), host);
       }
       const entries = indexes.map((index) => ({ index, entries: insertEntries(p, host.dialect, index, plan.keyColumnIndex!) }));
       let atLookup = false;

@@ -28,8 +28,10 @@ export function analyzeInsert(p: ParameterizedSql, rules: ShardingRules, dialect
       { sql: p.sql, stage: 'write' },
     );
   }
-  // Upserts (ON DUPLICATE KEY UPDATE, ON CONFLICT …, INSERT IGNORE, REPLACE) only see their own shard's rows.
-  for (const conflict of conflictClausesOf(p.sql, dialect)) {
+  // Upserts (ON DUPLICATE KEY UPDATE, ON CONFLICT …, INSERT IGNORE, REPLACE) only see their own shard's rows;
+  // into a table with a global unique index they are routed row by row through it (`indexes/upsert/`).
+  const routed = rules.globalIndexesOf(head.table).some((g) => g.unique);
+  for (const conflict of routed ? [] : conflictClausesOf(p.sql, dialect)) {
     const problem = conflictProblem(rule, conflict);
     if (problem) throw new UnsupportedShardingError(problem, { sql: p.sql, stage: 'write' });
   }

@@ -117,15 +117,15 @@ export function upsertStatementOf(p: ParameterizedSql, dialect: SqlDialect): Ups
       k++;
     }
   }
-  if (!mode) return undefined;
+  if (!mode && !unsupported) return undefined;
   const head0 = insertHeadOf(p.sql, dialect);
   return {
     table: head0.table,
     head,
     columns: head0.columns ?? [],
     rows: rows.map((row) => row.items.map((item) => part(item.start, item.end))),
-    mode,
-    clause,
+    mode: mode ?? 'update',
+    clause: clause || (unsupported ?? ''),
     target,
     assignments,
     ...(returning ? { returning } : {}),
@@ -177,9 +177,9 @@ function classify(part: TextPart, column: string): AssignedValue {
   const text = part.text.trim();
   const row = ROW_VALUE.exec(text);
   if (row) return { kind: 'row', column: row[2] ?? row[4]! };
-  const bare = text.replace(/[`"\s]/g, '');
-  const last = bare.split('.').pop()!;
-  if (!part.value && last.toLowerCase() === column.toLowerCase() && /^[^()]+$/.test(bare)) return { kind: 'keep' };
+  // `c = c` or `c = t.c`: an identifier, possibly qualified, naming the column itself.
+  const names = /^(?:(?:`[^`]+`|"[^"]+"|\w+)\s*\.\s*)?(`[^`]+`|"[^"]+"|\w+)$/.exec(text);
+  if (!part.value && names && unquote(names[1]!).toLowerCase() === column.toLowerCase()) return { kind: 'keep' };
   return { kind: 'text', part };
 }
 

@@ -43,23 +43,29 @@ export async function runUpsert(plan: UpsertPlan, host: IndexHost): Promise<Quer
 async function upsertRow(plan: UpsertPlan, row: readonly TextPart[], host: IndexHost): Promise<RowOutcome> {
   const { statement } = plan;
   const own = rowValueOf(plan, row, plan.keyColumn);
-  let existing: Existing | undefined;
-  let foundBy: ConflictKey | undefined;
-  for (const key of plan.keys) {
+  // Global keys first: their lookup rows are where concurrent upserts of a value queue, before
+  // any of them holds a lock on an owner shard (a gap lock there would deadlock the queue).
+  const order = [...plan.keys.filter((k) => k.index), ...plan.keys.filter((k) => !k.index)];
+  const found = new Map<ConflictKey, Existing>();
+  for (const key of order) {
     const values = key.columns.map((c) => rowValueOf(plan, row, c));
     if (values.some((v) => v === null || v === undefined)) continue;
-    const found = key.index ? await ownerByLookup(plan, key.index, values, own, host) : await ownerOnShard(plan, key.columns, values, host);
-    if (!found) continue;
-    if (statement.mode === 'ignore') return { kind: 'ignored', changed: false };
-    if (!existing) [existing, foundBy] = [found, key];
-    else if (!samePrimary(existing, found) && !foundBy!.primary) {
-      throw new UnsupportedShardingError(
-        `${statement.clause} into "${statement.table}": a row conflicts with one row on (${foundBy!.columns.join(', ')}) and with another on (${key.columns.join(', ')}); which of them one database updates depends on the order of its unique indexes. Upsert on one conflict target, or read the rows first.`,
-        { stage: 'write' },
-      );
-    }
+    const owner = key.index ? await ownerByLookup(plan, key.index, values, own, host) : await ownerOnShard(plan, key.columns, values, host);
+    if (owner) found.set(key, owner);
   }
-  if (!existing) return insertRow(plan, row, host);
+  // The row one database updates: the first key's in the table's order (MySQL meets the primary key first).
+  const hits = plan.keys.filter((k) => found.has(k));
+  if (hits.length === 0) return insertRow(plan, row, host);
+  if (statement.mode === 'ignore') return { kind: 'ignored', changed: false };
+  const first = hits[0]!;
+  const existing = found.get(first)!;
+  const other = hits.find((k) => !samePrimary(existing, found.get(k)!));
+  if (other && !first.primary) {
+    throw new UnsupportedShardingError(
+      `${statement.clause} into "${statement.table}": a row conflicts with one row on (${first.columns.join(', ')}) and with another on (${other.columns.join(', ')}); which of them one database updates depends on the order of its unique indexes. Upsert on one conflict target, or read the rows first.`,
+      { stage: 'write' },
+    );
+  }
   return updateRow(plan, row, existing, host);
 }
 

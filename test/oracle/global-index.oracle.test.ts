@@ -9,7 +9,8 @@ import { openTwoServerPair } from '../support/backends.js';
 // Issue 16, Tests bullet 3: the differential oracle with global indexes. Random writes to users
 // sharded by id with a globally unique email and a lookup index on grp — inserts that may repeat
 // an id or an email (in another spelling too), value changes that may collide, deletes by key and
-// by email, alone and in transactions that commit or roll back — run on a sharded source and on
+// by email, upserts on email (insert, update in place, move to a new id, skip), alone and in
+// transactions that commit or roll back — run on a sharded source and on
 // one plain DataSource: the same statements fail with the same error class and code, the same
 // rows remain, reads by email and by grp agree, and the checker finds the indexes exact.
 // Sources: SQLite shards in memory; MariaDB shards on one server seen as two (XA).
@@ -27,7 +28,8 @@ type Write =
   | { readonly k: 'set-email'; readonly id: number; readonly email: string }
   | { readonly k: 'set-grp'; readonly id: number; readonly grp: number }
   | { readonly k: 'delete'; readonly ids: readonly number[] }
-  | { readonly k: 'delete-email'; readonly email: string };
+  | { readonly k: 'delete-email'; readonly email: string }
+  | { readonly k: 'upsert' | 'upsert-grp' | 'insert-ignore'; readonly rows: readonly { id: number; email: string; grp: number }[] };
 type Step = Write | { readonly k: 'tx'; readonly body: readonly Write[]; readonly end: 'commit' | 'rollback' };
 
 const EMAILS = ['a@x', 'b@x', 'c@x', 'd@x', 'e@x', 'A@x'];
@@ -40,6 +42,8 @@ const writeArb: fc.Arbitrary<Write> = fc.oneof(
   fc.record({ k: fc.constant('set-grp' as const), id: idArb, grp: grpArb }),
   fc.record({ k: fc.constant('delete' as const), ids: fc.array(idArb, { minLength: 1, maxLength: 3 }) }),
   fc.record({ k: fc.constant('delete-email' as const), email: emailArb }),
+  // Upserts on the global key email: insert, update (moving the row when the id differs), or skip.
+  { weight: 3, arbitrary: fc.record({ k: fc.constantFrom('upsert' as const, 'upsert-grp' as const, 'insert-ignore' as const), rows: fc.array(fc.record({ id: idArb, email: emailArb, grp: grpArb }), { minLength: 1, maxLength: 3 }) }) },
 );
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: writeArb },
@@ -64,6 +68,15 @@ async function write(em: EntityManager, w: Write): Promise<string> {
         break;
       case 'delete-email':
         await em.delete(OgUser, { email: w.email });
+        break;
+      case 'upsert':
+        await em.upsert(OgUser, [...w.rows], ['email']);
+        break;
+      case 'upsert-grp':
+        await em.createQueryBuilder().insert().into(OgUser).values([...w.rows]).orUpdate(['grp'], ['email']).execute();
+        break;
+      case 'insert-ignore':
+        await em.createQueryBuilder().insert().into(OgUser).values([...w.rows]).orIgnore().execute();
         break;
     }
     return 'ok';

@@ -29,6 +29,23 @@ class UpOrder {
   @Column('int') amount!: number;
 }
 
+/** A lookup index (not unique) on `buyerId`: its counted entries follow upserts on the shard key. */
+@Entity('up_purchases')
+@Sharded({ lookups: ['buyerId'] })
+class UpPurchase {
+  @PrimaryColumn('int') @ShardKey() id!: number;
+  @Column('int') buyerId!: number;
+}
+
+/** `code` is unique per shard only: an upsert that can fire on it cannot be routed. */
+@Entity('up_codes')
+@Sharded({ uniquePerShard: ['code'] })
+class UpCode {
+  @PrimaryColumn('int') @ShardKey() id!: number;
+  @Column({ type: 'varchar', length: 20, unique: true }) code!: string;
+  @Column({ type: 'varchar', length: 20, unique: true }) email!: string;
+}
+
 interface Pair {
   readonly sharded: ShardedDataSource;
   readonly plain: DataSource;
@@ -36,7 +53,7 @@ interface Pair {
 }
 
 async function openPair(kind: 'sqlite' | 'mariadb'): Promise<Pair> {
-  const entities = [UpUser, UpOrder];
+  const entities = [UpUser, UpOrder, UpPurchase, UpCode];
   if (kind === 'mariadb') return openTwoServerPair(`tsh_${process.pid}_up`, entities, 4);
   const sharded = new ShardedDataSource({ type: 'better-sqlite3', entities, synchronize: true, shards: Array.from({ length: 4 }, (_, i) => ({ name: `s${i}`, database: ':memory:' })) });
   const plain = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities, synchronize: true });
@@ -59,6 +76,7 @@ async function outcome(call: () => Promise<unknown>): Promise<unknown> {
 }
 
 const users = async (ds: DataSource) => (await ds.getRepository(UpUser).find({ order: { id: 'ASC' } })).map((u) => `${u.id}:${u.email}:${u.nick}:${u.name}:${u.n}`);
+const purchases = async (ds: DataSource) => (await ds.getRepository(UpPurchase).find({ order: { id: 'ASC' } })).map((o) => `${o.id}:${o.buyerId}`);
 const orders = async (ds: DataSource) => (await ds.getRepository(UpOrder).find({ order: { id: 'ASC' } })).map((o) => `${o.id}:${o.userId}:${o.code}:${o.amount}`);
 
 type Call = (ds: DataSource) => Promise<unknown>;
@@ -82,6 +100,9 @@ const CALLS: readonly [string, Call][] = [
   ['orders: a new code', (ds) => ds.getRepository(UpOrder).upsert({ id: 1, userId: 1, code: 'K1', amount: 10 }, ['code'])],
   ['orders: the code owned, a new user (moves) and amount', (ds) => ds.getRepository(UpOrder).upsert({ id: 1, userId: 2, code: 'K1', amount: 20 }, ['code'])],
   ['orders: an id upsert (the id is a global key)', (ds) => ds.getRepository(UpOrder).upsert({ id: 1, userId: 2, code: 'K2', amount: 30 }, ['id'])],
+  ['purchases: new rows on the shard key', (ds) => ds.getRepository(UpPurchase).upsert([{ id: 1, buyerId: 7 }, { id: 2, buyerId: 7 }], ['id'])],
+  ['purchases: one buyer changed, one row new', (ds) => ds.getRepository(UpPurchase).upsert([{ id: 1, buyerId: 8 }, { id: 3, buyerId: 7 }], ['id'])],
+  ['purchases: orIgnore', (ds) => ds.createQueryBuilder().insert().into(UpPurchase).values([{ id: 2, buyerId: 9 }, { id: 4, buyerId: 9 }]).orIgnore().execute()],
   ['orders: a new id with an owned code in a transaction', (ds) => ds.transaction((em) => em.getRepository(UpOrder).upsert([{ id: 2, userId: 3, code: 'K2', amount: 40 }, { id: 3, userId: 3, code: 'K3', amount: 1 }], ['code']))],
 ];
 
@@ -107,8 +128,32 @@ for (const kind of ['sqlite', 'mariadb'] as const) {
         expect({ name, result: sharded }).toEqual({ name, result: plain });
         expect({ name, users: await users(pair.sharded) }).toEqual({ name, users: await users(pair.plain) });
         expect({ name, orders: await orders(pair.sharded) }).toEqual({ name, orders: await orders(pair.plain) });
+        expect({ name, purchases: await purchases(pair.sharded) }).toEqual({ name, purchases: await purchases(pair.plain) });
         expect({ name, findings: (await pair.sharded.checkIndexes()).findings }).toEqual({ name, findings: [] });
       }
     }, 120_000);
+
+    it('refuses what it cannot repeat exactly, naming the fix, and writes nothing', async () => {
+      const refused = async (call: () => Promise<unknown>, message: RegExp) => {
+        const error = await call().then(() => undefined, (e: unknown) => e);
+        expect(error).toBeInstanceOf(UnsupportedShardingError);
+        expect((error as Error).message).toMatch(message);
+      };
+      const codes = pair.sharded.getRepository(UpCode);
+      if (kind === 'mariadb') {
+        // ON DUPLICATE KEY UPDATE fires on any unique key, `code` too, which is unique per shard only.
+        await refused(() => codes.upsert({ id: 1, code: 'c', email: 'e' }, ['email']), /\(code\) does not contain the shard key "id" and has no global index/);
+        await refused(() => pair.sharded.query("REPLACE INTO up_users (id, email) VALUES (1, 'z@x')"), /REPLACE/);
+      } else {
+        await codes.upsert({ id: 1, code: 'c', email: 'e' }, ['email']); // the target is email alone: routed
+        await refused(() => codes.upsert({ id: 2, code: 'c', email: 'f' }, ['code']), /\(code\) does not contain the shard key "id" and has no global index/);
+        await refused(() => pair.sharded.query(`INSERT INTO up_users (id, email) VALUES (1, 'z@x') ON CONFLICT (email) DO UPDATE SET name = 'w' WHERE up_users.n > 0`), /WHERE/);
+        await refused(() => pair.sharded.query(`INSERT OR REPLACE INTO up_users (id, email) VALUES (1, 'z@x')`), /OR REPLACE/);
+      }
+      const upsertEmail = kind === 'mariadb' ? "INSERT INTO up_users (id, email) VALUES (1, 'z@x') ON DUPLICATE KEY UPDATE id = id + 1" : `INSERT INTO up_users (id, email) VALUES (1, 'z@x') ON CONFLICT (email) DO UPDATE SET id = id + 1`;
+      await refused(() => pair.sharded.query(upsertEmail), /sets "id", a shard key, primary key or global index column, to the expression/);
+      expect(await pair.sharded.query("SELECT id FROM up_users WHERE email = 'z@x'")).toEqual([]);
+      expect((await pair.sharded.checkIndexes()).findings).toEqual([]);
+    });
   });
 }

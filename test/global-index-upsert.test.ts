@@ -98,6 +98,7 @@ const CALLS: readonly [string, Call][] = [
   ['an upsert on the shard key', (ds) => ds.getRepository(UpUser).upsert({ id: 20, email: 'h@x', nick: 'ff', name: 'by id' }, ['id'])],
   ['an upsert on the shard key taking an owned email', (ds) => ds.getRepository(UpUser).upsert({ id: 20, email: 'b@x' }, ['id'])],
   ['orders: a new code', (ds) => ds.getRepository(UpOrder).upsert({ id: 1, userId: 1, code: 'K1', amount: 10 }, ['code'])],
+  ['orders: the same again (found unchanged)', (ds) => ds.getRepository(UpOrder).upsert({ id: 1, userId: 1, code: 'K1', amount: 10 }, ['code'])],
   ['orders: the code owned, a new user (moves) and amount', (ds) => ds.getRepository(UpOrder).upsert({ id: 1, userId: 2, code: 'K1', amount: 20 }, ['code'])],
   ['orders: an id upsert (the id is a global key)', (ds) => ds.getRepository(UpOrder).upsert({ id: 1, userId: 2, code: 'K2', amount: 30 }, ['id'])],
   ['purchases: new rows on the shard key', (ds) => ds.getRepository(UpPurchase).upsert([{ id: 1, buyerId: 7 }, { id: 2, buyerId: 7 }], ['id'])],

@@ -153,6 +153,7 @@ for (const kind of ['sqlite', 'mariadb'] as const) {
       }
       const upsertEmail = kind === 'mariadb' ? "INSERT INTO up_users (id, email) VALUES (1, 'z@x') ON DUPLICATE KEY UPDATE id = id + 1" : `INSERT INTO up_users (id, email) VALUES (1, 'z@x') ON CONFLICT (email) DO UPDATE SET id = id + 1`;
       await refused(() => pair.sharded.query(upsertEmail), /sets "id", a shard key, primary key or global index column, to the expression/);
+      expect(() => pair.sharded.explain(upsertEmail.replace(/id \+ 1$/, '5'))).toThrow(/explain\(\) of an upsert into "up_users".*row by row/);
       expect(await pair.sharded.query("SELECT id FROM up_users WHERE email = 'z@x'")).toEqual([]);
       expect((await pair.sharded.checkIndexes()).findings).toEqual([]);
     });

@@ -15,6 +15,8 @@ import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import type { ShardingRules } from '../rules/index.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { commitsImplicitly } from '../session/implicit-commit.js';
+import { conflictClausesOf } from '../plan/write/conflict-clause.js';
+import { insertHeadOf } from '../plan/write/insert-head.js';
 import { indexedWrite, lookupSiteOf, lookupValuesOf, maintainIndexes, ownerShardsOf, type LookupSite } from '../indexes/index.js';
 import type { Plan } from '../plan/plan.js';
 import { copiesResult } from './copies-result.js';
@@ -280,6 +282,16 @@ export class ShardingEngine {
 
   /** The physical statements a logical statement would run, without running them. */
   explain(sql: string, parameters: readonly unknown[] = []): ExplainedStatement[] {
+    if (this.rules.globalIndexes.length > 0) {
+      const p = this.texts.parameterize(sql, parameters);
+      const table = p.verb === 'INSERT' || p.verb === 'REPLACE' ? insertHeadOf(sql, this.dialect).table : undefined;
+      if (table !== undefined && this.rules.globalIndexesOf(table).some((g) => g.unique) && conflictClausesOf(sql, this.dialect).length > 0) {
+        throw new UnsupportedShardingError(
+          `explain() of an upsert into "${table}", a table with a global unique index: it runs row by row through the lookup table, and its statements depend on what the lookups find (insert, update in place or move). Run it with onPhysicalQuery to see them.`,
+          { sql },
+        );
+      }
+    }
     const planned = this.plan(sql, parameters);
     const named = (s: PhysicalStatement): ExplainedStatement => ({
       shard: this.targets[s.shard]!.name,

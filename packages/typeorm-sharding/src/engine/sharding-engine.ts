@@ -285,9 +285,9 @@ export class ShardingEngine {
     if (this.rules.globalIndexes.length > 0) {
       const p = this.texts.parameterize(sql, parameters);
       const table = p.verb === 'INSERT' || p.verb === 'REPLACE' ? insertHeadOf(sql, this.dialect).table : undefined;
-      if (table !== undefined && this.rules.globalIndexesOf(table).some((g) => g.unique) && conflictClausesOf(sql, this.dialect).length > 0) {
+      if (table !== undefined && this.rules.globalIndexesOf(table).length > 0 && conflictClausesOf(sql, this.dialect).length > 0) {
         throw new UnsupportedShardingError(
-          `explain() of an upsert into "${table}", a table with a global unique index: it runs row by row through the lookup table, and its statements depend on what the lookups find (insert, update in place or move). Run it with onPhysicalQuery to see them.`,
+          `explain() of an upsert into "${table}", a table with a global index: it runs row by row (through the lookup table), and its statements depend on what the lookups find (insert, update in place or move). Run it with onPhysicalQuery to see them.`,
           { sql },
         );
       }

@@ -60,7 +60,8 @@ async function upsertRow(plan: UpsertPlan, row: readonly TextPart[], host: Index
   const first = hits[0]!;
   const existing = found.get(first)!;
   const other = hits.find((k) => !samePrimary(existing, found.get(k)!));
-  if (other && !first.primary) {
+  // MySQL meets the primary key first (InnoDB's clustered index); SQLite's order is not relied on.
+  if (other && !(first.primary && host.dialect === 'mysql')) {
     throw new UnsupportedShardingError(
       `${statement.clause} into "${statement.table}": a row conflicts with one row on (${first.columns.join(', ')}) and with another on (${other.columns.join(', ')}); which of them one database updates depends on the order of its unique indexes. Upsert on one conflict target, or read the rows first.`,
       { stage: 'write' },

@@ -59,6 +59,8 @@ describe('upsertStatementOf', () => {
     const ignore = statementOf('INSERT INTO "pu_users"("id", "email") VALUES (7, ?) ON CONFLICT DO NOTHING', ['a'], 'sqlite')!;
     expect([ignore.mode, ignore.target, ignore.clause]).toEqual(['ignore', 'any-unique-key', 'ON CONFLICT DO NOTHING']);
     expect(statementOf('INSERT  IGNORE INTO `pu_users`(`id`, `email`) VALUES (?, ?)', [1, 'a'], 'mysql')!.head.text).toBe('INSERT INTO `pu_users`(`id`, `email`)');
+    expect(statementOf('INSERT IGNORE `pu_users` (`id`, `email`) VALUES (?, ?)', [1, 'a'], 'mysql')!.head.text).toBe('INSERT INTO `pu_users` (`id`, `email`)');
+    expect(statementOf('INSERT OR IGNORE INTO "pu_users" ("id", "email") VALUES (1, ?)', ['a'], 'sqlite')!.head.text).toBe('INSERT INTO "pu_users" ("id", "email")');
   });
 
   it('marks what a row-by-row route cannot repeat, and is undefined for a plain INSERT', () => {

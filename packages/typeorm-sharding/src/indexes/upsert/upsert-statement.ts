@@ -59,13 +59,16 @@ export function upsertStatementOf(p: ParameterizedSql, dialect: SqlDialect): Ups
   if (word(0) === 'REPLACE') return { ...empty(p, dialect), clause: 'REPLACE', unsupported: 'REPLACE (it deletes every row the new one conflicts with)' };
   let i = 1;
   while (['LOW_PRIORITY', 'DELAYED', 'HIGH_PRIORITY'].includes(word(i))) i++;
-  if (word(i) === 'IGNORE') [mode, clause] = ['ignore', 'INSERT IGNORE'];
-  if (word(i) === 'OR') {
+  if (word(i) === 'IGNORE') {
+    [mode, clause] = ['ignore', 'INSERT IGNORE'];
+    i++;
+  } else if (word(i) === 'OR') {
     if (word(i + 1) === 'IGNORE') [mode, clause] = ['ignore', 'INSERT OR IGNORE'];
     else unsupported = `INSERT OR ${word(i + 1)}`;
+    i += 2;
   }
-  while (i < t.count && word(i) !== 'INTO') i++;
-  const headFrom = t.ends[i] ?? p.sql.length;
+  // `INSERT [IGNORE] [INTO] t (…)`: MySQL lets INTO out.
+  const headFrom = word(i) === 'INTO' ? t.ends[i]! : (t.starts[i] ?? p.sql.length);
   const rows = insertRowsOf(p, dialect).rows;
   if (rows.length === 0) return undefined;
   let valuesAt = i;

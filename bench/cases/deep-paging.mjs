@@ -1,40 +1,59 @@
 // Deep paging: ORDER BY createdAt DESC, id DESC with OFFSET 0 / 1,000 / 10,000 and a page
 // of 20 over 16 shards, against the same query on the unsharded table.
-//  - one query at a time (alternating): time to the result, and peak memory above a gc'd
-//    baseline, sampled every millisecond and after every physical statement: the whole heap
-//    (including young garbage) and the retained part (old generation + large objects +
-//    external buffers: rows a buffering merge keeps get promoted there, streamed rows die young);
-//  - a closed loop of one client for a while (alternating): queries per second, which also
-//    pays for work the library does after handing back the result (draining streams).
-import { getHeapSpaceStatistics } from 'node:v8';
+//  - one query at a time (alternating): time to the result;
+//  - memory (separate repetitions): the live heap + external memory above a gc'd baseline, taken
+//    with a full gc after every physical statement and after the result — what the read holds at
+//    those points (rows buffered for the merge), not garbage waiting for a collection; the
+//    heap peak (young garbage included) is sampled every millisecond without gc;
+//  - a closed loop of one client for a while (alternating): queries per second and Node / server
+//    CPU per page, which also pays for work the library does after handing back the result
+//    (draining streams). At OFFSET 0 the sharded read's variants run beside it: uncapped (each
+//    shard LIMIT offset+count, `pageWindows: false`) and one statement per shard (the merge in
+//    Node, `coalesce: false`);
+//  - the plan of every physical statement by ANALYZE (it runs them): per UNION ALL branch.
 import { closedLoop } from '../lib/loop.mjs';
 import { gc, errorMessage, log, summarize, sleep } from '../lib/util.mjs';
-import { Page } from '../lib/setup.mjs';
+import { Page, shardedMariadb } from '../lib/setup.mjs';
 
 export const PAGE = 20;
 export const OFFSETS = [0, 1000, 10000];
 
 function memNow() {
   const m = process.memoryUsage();
-  let retained = m.external;
-  for (const s of getHeapSpaceStatistics()) if (s.space_name !== 'new_space') retained += s.space_used_size;
-  return { all: m.heapUsed + m.external, retained };
+  return m.heapUsed + m.external;
 }
 
-/** Runs `fn` once, returning { ms, peakBytes, retainedBytes, rows }. */
-async function measured(fn, probe) {
+/** Live memory now: after a full gc, what is still reachable (plus external buffers still referenced). */
+function liveNow() {
+  gc();
+  return memNow();
+}
+
+/** Runs `fn` once, returning { ms, rows, first }. */
+async function timed(fn) {
+  const t = performance.now();
+  const rows = await fn();
+  return { ms: performance.now() - t, rows: rows.length, first: rows[0]?.id };
+}
+
+/**
+ * Runs `fn` once, returning { liveBytes, peakBytes }: the live peak (a full gc after every physical
+ * statement and after the result, above a gc'd baseline) and the heap peak (every ms, no gc).
+ */
+async function measuredMemory(fn, probe) {
   gc();
   await sleep(5);
-  gc();
-  const base = memNow();
-  const peak = { ...base };
+  const base = liveNow();
+  let live = base;
+  let peak = base;
   probe.sample = () => {
-    const v = memNow();
-    if (v.all > peak.all) peak.all = v.all;
-    if (v.retained > peak.retained) peak.retained = v.retained;
+    const v = liveNow();
+    if (v > live) live = v;
   };
-  const timer = setInterval(probe.sample, 1);
-  const t = performance.now();
+  const timer = setInterval(() => {
+    const v = memNow();
+    if (v > peak) peak = v;
+  }, 1);
   let rows;
   try {
     rows = await fn();
@@ -43,18 +62,54 @@ async function measured(fn, probe) {
     clearInterval(timer);
     probe.sample = () => {};
   }
-  const ms = performance.now() - t;
-  return { ms, peakBytes: Math.max(0, peak.all - base.all), retainedBytes: Math.max(0, peak.retained - base.retained), rows: rows.length, first: rows[0]?.id };
+  void rows;
+  return { liveBytes: Math.max(0, live - base), peakBytes: Math.max(0, Math.max(peak, live) - base) };
 }
 
 /**
- * Rows the shards send for the page: per shard statement its LIMIT from its OFFSET (a window,
- * see the README's deep pages), capped by the rows the shard holds; a coalesced statement
- * (shallow pages) carries LIMIT offset+count per shard.
+ * The plan MariaDB ran for each physical statement (`ANALYZE FORMAT=JSON`, which runs it: plain
+ * EXPLAIN of a UNION ALL shows every branch as a full scan with filesort on MariaDB 10.11, which
+ * ANALYZE contradicts), summarised per branch: access, key, rows read, filesort or not.
+ */
+async function analyzedPlan(ds, sql, params) {
+  const lines = [];
+  for (const st of ds.explain(sql, params)) lines.push(await analyzedStatement(ds.getShardDataSource(st.shard), st.sql, st.parameters));
+  const counts = new Map();
+  for (const l of lines) counts.set(l, (counts.get(l) ?? 0) + 1);
+  return [...counts].map(([l, n]) => (n > 1 ? `${n} statements: ${l}` : l)).join(' / ');
+}
+
+/** One statement's `ANALYZE FORMAT=JSON` on `ds`, per table read: access, key, rows read, filesort or not. */
+async function analyzedStatement(ds, sql, parameters) {
+  const raw = await ds.query(`ANALYZE FORMAT=JSON ${sql}`, [...parameters]);
+  const text = Object.values(raw[0] ?? {})[0];
+  const tree = JSON.parse(typeof text === 'string' ? text : '{}');
+  const branches = [];
+  const walk = (node, sorted) => {
+    if (Array.isArray(node)) return node.forEach((n) => walk(n, sorted));
+    if (!node || typeof node !== 'object') return;
+    if (node.table && typeof node.table === 'object' && node.table.table_name && !String(node.table.table_name).startsWith('<')) {
+      const t = node.table;
+      branches.push(`${t.access_type}${t.key ? ` on ${t.key}` : ''}, ${t.r_rows} rows read${sorted ? ', filesort' : ''}`);
+    }
+    for (const [k, v] of Object.entries(node)) if (k !== 'table') walk(v, sorted || k === 'filesort' || k === 'read_sorted_file');
+  };
+  const union = tree.query_block?.union_result;
+  walk(union?.query_specifications ?? tree.query_block, false);
+  const counts = new Map();
+  for (const b of branches) counts.set(b, (counts.get(b) ?? 0) + 1);
+  const summary = [...counts].map(([b, n]) => (n > 1 ? `${n}× ${b}` : b)).join('; ');
+  return union ? `UNION ALL of ${branches.length}: ${summary}; union result ${union.r_rows} rows` : summary;
+}
+
+/**
+ * Rows the shards send for the page: per shard statement (or UNION ALL branch) its LIMIT — a
+ * capped share of offset+count on a shallow page, a window on a deep one (see the README's
+ * pages) — capped by the rows the shard holds.
  */
 function rowsSent(ds16, perShard, offset) {
   const [sql, params] = ds16.getRepository(Page).createQueryBuilder('Page').setFindOptions({ order: { createdAt: 'DESC', id: 'DESC' }, skip: offset, take: PAGE }).getQueryAndParameters();
-  const statements = ds16.explain(sql, params);
+  const statements = ds16.explain(sql, params).flatMap((st) => st.branches ?? [st]);
   if (statements.length !== perShard.length) return perShard.reduce((a, c) => a + Math.min(c, offset + PAGE), 0);
   return statements.reduce((sum, st) => {
     const m = /LIMIT (\d+)(?: OFFSET (\d+))?\s*$/.exec(st.sql);
@@ -66,65 +121,105 @@ function rowsSent(ds16, perShard, offset) {
 export async function runDeepPaging(ctx) {
   const { ds16, plain, cfg, probe } = ctx;
   const find = (ds, offset) => ds.getRepository(Page).find({ order: { createdAt: 'DESC', id: 'DESC' }, skip: offset, take: PAGE });
-  const variants = { sharded: (offset) => find(ds16, offset), unsharded: (offset) => find(plain, offset) };
-  // Rows each shard holds: shard s is sent LIMIT offset+count and returns min(rows, offset+count).
-  const perShard = [];
-  for (const name of ds16.shardNames) perShard.push(Number((await ds16.getShardDataSource(name).query('SELECT COUNT(*) AS c FROM pages'))[0].c));
-  const out = { shards: ds16.shardNames.length, page: PAGE, totalRows: ctx.totalPages, offsets: [] };
-  for (const offset of OFFSETS) {
-    const cell = { offset, shardRows: rowsSent(ds16, perShard, offset) };
-    // The server's plan for the unsharded query (each shard gets the same shape with LIMIT offset+count).
-    try {
-      const [sql, params] = plain.getRepository(Page).createQueryBuilder('Page').setFindOptions({ order: { createdAt: 'DESC', id: 'DESC' }, skip: offset, take: PAGE }).getQueryAndParameters();
-      const plan = (await plain.query(`EXPLAIN ${sql}`, params))[0];
-      cell.plan = `${plan.type}${plan.key ? ` on ${plan.key}` : ''}${plan.Extra ? `, ${plan.Extra}` : ''}`;
-    } catch (e) {
-      cell.plan = `EXPLAIN failed: ${errorMessage(e)}`;
-    }
-    const acc = { sharded: [], unsharded: [] };
-    const errors = {};
-    const firstIds = {};
-    for (let rep = 0; rep < cfg.pagingReps; rep++) {
-      const order = rep % 2 === 0 ? ['sharded', 'unsharded'] : ['unsharded', 'sharded'];
-      for (const key of order) {
-        if (errors[key]) continue;
-        try {
-          const r = await measured(() => variants[key](offset), probe);
-          acc[key].push(r);
-          firstIds[key] = r.first;
-          await sleep(cfg.pagingSettleMs); // let any background draining finish before the next run
-        } catch (e) {
-          errors[key] = errorMessage(e);
+  const queryOf = (ds, offset) => ds.getRepository(Page).createQueryBuilder('Page').setFindOptions({ order: { createdAt: 'DESC', id: 'DESC' }, skip: offset, take: PAGE }).getQueryAndParameters();
+  // The sharded read's variants, on the same shards: every shard LIMIT offset+count (and deep
+  // pages streamed), and one statement per shard merged in Node.
+  const same = { count: ds16.shardNames.length, entities: [Page], poolSize: cfg.serverPoolSize, onPhysicalQuery: () => probe.sample() };
+  const uncapped = await shardedMariadb({ ...same, extra: { pageWindows: false } }).initialize();
+  const perShardDs = await shardedMariadb({ ...same, coalesce: false }).initialize();
+  try {
+    const variants = { sharded: (offset) => find(ds16, offset), unsharded: (offset) => find(plain, offset), uncapped: (offset) => find(uncapped, offset), perShard: (offset) => find(perShardDs, offset) };
+    // Rows each shard holds: shard s is sent LIMIT offset+count and returns min(rows, offset+count).
+    const perShard = [];
+    for (const name of ds16.shardNames) perShard.push(Number((await ds16.getShardDataSource(name).query('SELECT COUNT(*) AS c FROM pages'))[0].c));
+    const out = { shards: ds16.shardNames.length, page: PAGE, totalRows: ctx.totalPages, offsets: [] };
+    for (const offset of OFFSETS) {
+      const cell = { offset, shardRows: rowsSent(ds16, perShard, offset) };
+      // The server's plan for the unsharded query, and for every physical statement of the sharded one.
+      try {
+        const [sql, params] = queryOf(plain, offset);
+        const plan = (await plain.query(`EXPLAIN ${sql}`, params))[0];
+        cell.plan = `${plan.type}${plan.key ? ` on ${plan.key}` : ''}${plan.Extra ? `, ${plan.Extra}` : ''}`;
+        cell.plan += ` (ANALYZE: ${await analyzedStatement(plain, sql, params)})`;
+      } catch (e) {
+        cell.plan = `EXPLAIN failed: ${errorMessage(e)}`;
+      }
+      try {
+        cell.shardedPlan = await analyzedPlan(ds16, ...queryOf(ds16, offset));
+      } catch (e) {
+        cell.shardedPlan = `ANALYZE failed: ${errorMessage(e)}`;
+      }
+      const loopKeys = offset === 0 ? ['sharded', 'uncapped', 'perShard', 'unsharded'] : ['sharded', 'unsharded'];
+      // Memory of the streamed plain path beside the windows at deep offsets.
+      const memKeys = offset === 0 ? ['sharded', 'unsharded'] : ['sharded', 'uncapped', 'unsharded'];
+      const acc = Object.fromEntries(loopKeys.concat(memKeys).map((k) => [k, { times: [], mem: [] }]));
+      const errors = {};
+      const firstIds = {};
+      const order = (keys, rep) => (rep % 2 === 0 ? keys : [...keys].reverse());
+      for (let rep = 0; rep < cfg.pagingReps; rep++) {
+        for (const key of order(['sharded', 'unsharded'], rep)) {
+          if (errors[key]) continue;
+          try {
+            const r = await timed(() => variants[key](offset));
+            acc[key].times.push(r);
+            firstIds[key] = r.first;
+            await sleep(cfg.pagingSettleMs); // let any background draining finish before the next run
+          } catch (e) {
+            errors[key] = errorMessage(e);
+          }
+        }
+        for (const key of order(memKeys, rep)) {
+          if (errors[key]) continue;
+          try {
+            acc[key].mem.push(await measuredMemory(() => variants[key](offset), probe));
+            await sleep(cfg.pagingSettleMs);
+          } catch (e) {
+            errors[key] = errorMessage(e);
+          }
         }
       }
-    }
-    // Throughput, alternating, one client: includes work done after the result is returned.
-    const loops = { sharded: { ops: 0, seconds: 0 }, unsharded: { ops: 0, seconds: 0 } };
-    for (let rep = 0; rep < cfg.pagingReps; rep++) {
-      for (const key of rep % 2 === 0 ? ['sharded', 'unsharded'] : ['unsharded', 'sharded']) {
-        if (errors[key]) continue;
-        const r = await closedLoop(() => variants[key](offset), { clients: 1, warmupMs: 0, durationMs: cfg.pagingLoopMs, minOps: 2 });
-        if (r.error) errors[key] = errorMessage(r.error);
-        loops[key].ops += r.ops;
-        loops[key].seconds += r.seconds;
-        await sleep(cfg.pagingSettleMs);
+      // Throughput, alternating, one client: includes work done after the result is returned.
+      const loops = Object.fromEntries(loopKeys.map((k) => [k, { ops: 0, seconds: 0, nodeCpu: 0, serverCpu: 0 }]));
+      for (let rep = 0; rep < cfg.pagingReps; rep++) {
+        for (const key of order(loopKeys, rep)) {
+          if (errors[key]) continue;
+          const r = await closedLoop(() => variants[key](offset), { clients: 1, warmupMs: cfg.quick ? 0 : 100, durationMs: cfg.pagingLoopMs, minOps: 2 });
+          if (r.error) errors[key] = errorMessage(r.error);
+          loops[key].ops += r.ops;
+          loops[key].seconds += r.seconds;
+          loops[key].nodeCpu += r.nodeCpu;
+          loops[key].serverCpu += r.serverCpu;
+          await sleep(cfg.pagingSettleMs);
+        }
       }
-    }
-    for (const key of ['sharded', 'unsharded']) {
-      if (errors[key]) {
-        cell[key] = { error: /not supported|unsupported/i.test(errors[key]) ? `not supported yet (${errors[key]})` : errors[key] };
-        continue;
+      for (const key of new Set([...loopKeys, ...memKeys])) {
+        if (errors[key]) {
+          cell[key] = { error: /not supported|unsupported/i.test(errors[key]) ? `not supported yet (${errors[key]})` : errors[key] };
+          continue;
+        }
+        const r = {};
+        if (acc[key].times.length > 0) {
+          const t = summarize(acc[key].times.map((x) => x.ms));
+          Object.assign(r, { ms: t.p50, msMax: t.max, rows: acc[key].times[0].rows });
+        }
+        if (acc[key].mem.length > 0) Object.assign(r, { liveBytes: summarize(acc[key].mem.map((x) => x.liveBytes)).p50, peakBytes: summarize(acc[key].mem.map((x) => x.peakBytes)).p50 });
+        if (loops[key]?.ops > 0) {
+          const l = loops[key];
+          Object.assign(r, { qps: l.ops / l.seconds, nodeCpuUs: (l.nodeCpu / l.ops) * 1e6, serverCpuUs: (l.serverCpu / l.ops) * 1e6 });
+        }
+        cell[key] = r;
       }
-      const t = summarize(acc[key].map((r) => r.ms));
-      const m = summarize(acc[key].map((r) => r.peakBytes));
-      const k = summarize(acc[key].map((r) => r.retainedBytes));
-      cell[key] = { ms: t.p50, msMax: t.max, peakBytes: m.p50, retainedBytes: k.p50, rows: acc[key][0].rows, qps: loops[key].ops / loops[key].seconds };
+      if (!cell.sharded.error && !cell.unsharded.error && String(firstIds.sharded) !== String(firstIds.unsharded)) {
+        cell.sharded = { ...cell.sharded, mismatch: `first row id ${firstIds.sharded} ≠ unsharded ${firstIds.unsharded}` };
+      }
+      out.offsets.push(cell);
+      const kib = (b) => `${(b / 1024).toFixed(0)}KiB`;
+      log(`[deep-paging] OFFSET ${offset}: ` + [...new Set([...loopKeys, ...memKeys])].map((k) => `${k}=${cell[k].error ? 'failed' : [cell[k].ms !== undefined ? `${cell[k].ms.toFixed(1)}ms` : '', cell[k].qps !== undefined ? `${cell[k].qps.toFixed(1)}qps node ${cell[k].nodeCpuUs.toFixed(0)}µs server ${cell[k].serverCpuUs.toFixed(0)}µs` : '', cell[k].liveBytes !== undefined ? `live ${kib(cell[k].liveBytes)}` : ''].filter(Boolean).join(' ')}`).join(' | '));
+      log(`[deep-paging] OFFSET ${offset} sharded plan: ${cell.shardedPlan}`);
     }
-    if (!cell.sharded.error && !cell.unsharded.error && String(firstIds.sharded) !== String(firstIds.unsharded)) {
-      cell.sharded = { ...cell.sharded, mismatch: `first row id ${firstIds.sharded} ≠ unsharded ${firstIds.unsharded}` };
-    }
-    out.offsets.push(cell);
-    log(`[deep-paging] OFFSET ${offset}: ` + ['sharded', 'unsharded'].map((k) => `${k}=${cell[k].error ? 'failed' : `${cell[k].ms.toFixed(1)}ms ${cell[k].qps.toFixed(1)}qps retained ${(cell[k].retainedBytes / 1048576).toFixed(1)}MiB (all ${(cell[k].peakBytes / 1048576).toFixed(1)}MiB)`}`).join(' '));
+    return out;
+  } finally {
+    await uncapped.destroy();
+    await perShardDs.destroy();
   }
-  return out;
 }

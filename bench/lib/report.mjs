@@ -127,7 +127,7 @@ export function evaluateTargets(R) {
     if (!s || s.error) rows.push(target(name, '1 entry per shape', { error: s?.error ?? 'not run' }));
     else rows.push(target(name, '1 entry per shape', { text: `${s.entriesAdded} new entr${s.entriesAdded === 1 ? 'y' : 'ies'}, ${s.misses} miss${s.misses === 1 ? '' : 'es'}` }, s.misses === 1 && s.entriesAdded === 1));
   }
-  // 8. deep paging memory: does the retained peak grow with the rows the shards send?
+  // 8. deep paging memory: does the live peak grow with the rows the shards send?
   {
     const d = R.deepPaging;
     const ca = d?.offsets?.find((o) => o.offset === 1000);
@@ -135,13 +135,31 @@ export function evaluateTargets(R) {
     const a = ca?.sharded;
     const b = cb?.sharded;
     const err = d?.error ? { error: d.error } : !a || !b ? { error: 'not run' } : b.error ? b : a.error ? a : undefined;
-    const name = 'deep paging, 16 shards: memory bounded by shards × page — growth of the retained peak per extra row the shards send, OFFSET 1,000 → 10,000 (a buffering merge keeps a few hundred bytes per row)';
+    const name = 'deep paging, 16 shards: memory bounded by shards × page — growth of the live peak (full gc after every physical statement) per extra row the shards send, OFFSET 1,000 → 10,000 (a buffering merge keeps a few hundred bytes per row)';
     if (err) rows.push(target(name, '≤ 16 B per row', err));
     else {
       const extraRows = cb.shardRows - ca.shardRows;
-      const perRow = extraRows > 0 ? Math.max(0, b.retainedBytes - a.retainedBytes) / extraRows : NaN;
-      rows.push(target(name, '≤ 16 B per row', { text: `${f1(perRow)} B/row (${mib(a.retainedBytes)} → ${mib(b.retainedBytes)} while the shards send ${n0(ca.shardRows)} → ${n0(cb.shardRows)} rows)` }, Number.isFinite(perRow) ? perRow <= 16 : undefined, extraRows > 0 ? '' : 'too few rows per shard to tell'));
+      const perRow = extraRows > 0 ? Math.max(0, b.liveBytes - a.liveBytes) / extraRows : NaN;
+      const streamed = ca.uncapped?.liveBytes !== undefined && cb.uncapped?.liveBytes !== undefined ? `; streamed without windows: ${mib(ca.uncapped.liveBytes)} → ${mib(cb.uncapped.liveBytes)}` : '';
+      rows.push(target(name, '≤ 16 B per row', { text: `${f1(perRow)} B/row (${mib(a.liveBytes)} → ${mib(b.liveBytes)} while the shards send ${n0(ca.shardRows)} → ${n0(cb.shardRows)} rows${streamed})` }, Number.isFinite(perRow) ? perRow <= 16 : undefined, extraRows > 0 ? 'the windows are buffered: every row they send is held until the page is located' : 'too few rows per shard to tell'));
     }
+  }
+  // 8b. issue 18 item 1: the first page of the feed, and OFFSET 1,000
+  {
+    const row = R.deepPaging?.offsets?.find((o) => o.offset === 0);
+    const name = 'feed page, 16 shards on one server, OFFSET 0: sharded / unsharded throughput, one client (issue 18)';
+    const ok = row?.sharded && row?.unsharded && !row.sharded.error && !row.unsharded.error && row.sharded.qps && row.unsharded.qps;
+    if (!ok) rows.push(target(name, '≥ 0.60', { error: R.deepPaging?.error ?? 'not run' }));
+    else {
+      const r = row.sharded.qps / row.unsharded.qps;
+      const cpu = `Node ${n0(row.sharded.nodeCpuUs)} + server ${n0(row.sharded.serverCpuUs)} µs per page against ${n0(row.unsharded.nodeCpuUs)} + ${n0(row.unsharded.serverCpuUs)}`;
+      rows.push(target(name, '≥ 0.60', { text: `${f2(r)} (${n0(row.sharded.qps)} / ${n0(row.unsharded.qps)} qps; ${cpu})` }, r >= 0.6));
+    }
+    const deep = R.deepPaging?.offsets?.find((o) => o.offset === 1000);
+    const name2 = 'deep paging, 16 shards on one server, OFFSET 1,000: sharded / unsharded time per page (issue 18)';
+    const ratio = deep?.sharded && deep?.unsharded && !deep.sharded.error && !deep.unsharded.error ? pagingRatio(deep) : undefined;
+    if (ratio === undefined) rows.push(target(name2, '≤ 1.50×', { error: R.deepPaging?.error ?? 'not run' }));
+    else rows.push(target(name2, '≤ 1.50×', { text: x2(ratio) }, ratio <= 1.5));
   }
   // 9. DESIGN §5: 64 shards on one server vs one table, IN of 8
   {
@@ -486,13 +504,28 @@ export function writeReport(R, dir) {
   const D = R.deepPaging;
   L.push('## 7. Deep paging');
   L.push('');
-  L.push(`\`repo.find({ order: { createdAt: 'DESC', id: 'DESC' }, skip: OFFSET, take: ${D?.page ?? 20} })\` over ${D?.shards ?? 16} shards (${n0(D?.totalRows)} rows) against one unsharded table with the same rows. *Time*: median of ${meta.pagingReps} alternating single queries (time until the rows are returned). *qps*: one client in a closed loop, alternating; unlike the single-query time it also pays for work left running after the result is returned (e.g. streams drained in the background). *Retained peak*: peak of old generation + large objects + external buffers above a gc'd baseline, sampled every ms and after each physical statement — rows a buffering merge holds end up there, rows streamed through die young; *heap peak* also counts young garbage. *Rows the shards send*: a shallow page sends each shard \`LIMIT offset+count\` (min(its rows, offset+count) rows); a deep one is read by windows (\`sharding.pageWindows\`: each shard \`LIMIT rows OFFSET start\` around position offset/16, ± 2·√offset rows), counted from the statements \`explain()\` gives. Memory bounded by shards × page means the retained peak stays flat as OFFSET grows.`);
+  L.push(`\`repo.find({ order: { createdAt: 'DESC', id: 'DESC' }, skip: OFFSET, take: ${D?.page ?? 20} })\` over ${D?.shards ?? 16} shards (${n0(D?.totalRows)} rows) against one unsharded table with the same rows. *Time*: median of ${meta.pagingReps} alternating single queries (time until the rows are returned). *qps*: one client in a closed loop, alternating; unlike the single-query time it also pays for work left running after the result is returned (e.g. streams drained in the background); *Node / server CPU per page* in the same loops (the server's from /proc: it counts any other load on it). *Live peak*: in separate repetitions, heap + external memory above a gc'd baseline after a full gc at every physical statement and after the result — what the read still holds there (rows buffered for the merge), not garbage a collection has not reached yet; *heap peak* is sampled every ms without gc and counts young garbage too. *Rows the shards send*: a shallow page over 16 shards is capped (each shard's branch \`LIMIT\` its share of offset+count + 3·√share + 2, 7 of a first page of 20, the rows tagged with the shard, the server merging and cutting them to offset+count; re-read plainly when a shard filled its cap); a deep one is read by windows (\`sharding.pageWindows\`: each shard \`LIMIT rows OFFSET start\` around position offset/16, ± 2·√offset rows), counted from the statements \`explain()\` gives. *Sharded plan*: \`ANALYZE FORMAT=JSON\` of each physical statement (it runs them; plain EXPLAIN of a UNION ALL shows every branch as a full scan with filesort on MariaDB 10.11, which ANALYZE contradicts): per branch the access, the key, the rows it read.`);
   L.push('');
-  L.push('| OFFSET | sharded ms | unsharded ms | sharded / unsharded time | sharded qps | unsharded qps | sharded retained / heap peak | unsharded retained / heap peak | rows the shards send | same first row | unsharded plan (EXPLAIN) |');
-  L.push('|---|---|---|---|---|---|---|---|---|---|---|');
+  L.push('| OFFSET | sharded ms | unsharded ms | sharded / unsharded time | sharded qps | unsharded qps | Node CPU µs per page, sharded / unsharded | server CPU µs per page, sharded / unsharded | sharded live / heap peak | unsharded live / heap peak | rows the shards send | same first row | unsharded plan (EXPLAIN) | sharded plan (ANALYZE, per statement) |');
+  L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const o of D?.offsets ?? []) {
-    const mem = (r) => `${mib(r.retainedBytes)} / ${mib(r.peakBytes)}`;
-    L.push(`| ${n0(o.offset)} | ${cellText(o.sharded, (r) => ms(r.ms))} | ${cellText(o.unsharded, (r) => ms(r.ms))} | ${x2(o.sharded?.ms / o.unsharded?.ms)} | ${cellText(o.sharded, (r) => f1(r.qps))} | ${cellText(o.unsharded, (r) => f1(r.qps))} | ${cellText(o.sharded, mem)} | ${cellText(o.unsharded, mem)} | ${n0(o.shardRows)} | ${o.sharded?.error || o.unsharded?.error ? '—' : o.sharded?.mismatch ? `❌ ${o.sharded.mismatch}` : '✅'} | ${(o.plan ?? '—').replace(/\|/g, '\\|')} |`);
+    const mem = (r) => `${r.liveBytes !== undefined ? mib(r.liveBytes) : mib(r.retainedBytes)} / ${mib(r.peakBytes)}`;
+    const pair = (k) => `${cellText(o.sharded, (r) => n0(r[k]))} / ${cellText(o.unsharded, (r) => n0(r[k]))}`;
+    L.push(`| ${n0(o.offset)} | ${cellText(o.sharded, (r) => ms(r.ms))} | ${cellText(o.unsharded, (r) => ms(r.ms))} | ${x2(o.sharded?.ms / o.unsharded?.ms)} | ${cellText(o.sharded, (r) => f1(r.qps))} | ${cellText(o.unsharded, (r) => f1(r.qps))} | ${pair('nodeCpuUs')} | ${pair('serverCpuUs')} | ${cellText(o.sharded, mem)} | ${cellText(o.unsharded, mem)} | ${n0(o.shardRows)} | ${o.sharded?.error || o.unsharded?.error ? '—' : o.sharded?.mismatch ? `❌ ${o.sharded.mismatch}` : '✅'} | ${(o.plan ?? '—').replace(/\|/g, '\\|')} | ${(o.shardedPlan ?? '—').replace(/\|/g, '\\|')} |`);
+  }
+  const first = D?.offsets?.find((o) => o.offset === 0);
+  if (first?.uncapped || first?.perShard) {
+    L.push('');
+    L.push('### 7a. The first page: where the merge runs');
+    L.push('');
+    L.push('OFFSET 0, the same closed loops, alternating. *capped* (the default): one UNION ALL per 16 shards, each branch its capped window, the server merges and cuts to 20 rows. *uncapped* (`pageWindows: false`): each branch `LIMIT 20`, the server merges and cuts to 20 rows (320 rows read). *one statement per shard* (`coalesce: false`): 16 statements, 320 rows to Node, merged there.');
+    L.push('');
+    L.push('| variant | qps | / unsharded throughput | Node CPU µs per page | server CPU µs per page |');
+    L.push('|---|---|---|---|---|');
+    for (const [label, key] of [['capped (default)', 'sharded'], ['uncapped, the server merges', 'uncapped'], ['one statement per shard, Node merges', 'perShard'], ['unsharded', 'unsharded']]) {
+      const r = first[key];
+      L.push(`| ${label} | ${cellText(r, (v) => f1(v.qps))} | ${cellText(r, (v) => f2(v.qps / first.unsharded?.qps))} | ${cellText(r, (v) => n0(v.nodeCpuUs))} | ${cellText(r, (v) => n0(v.serverCpuUs))} |`);
+    }
   }
   if (D?.error) L.push(`\nfailed: ${D.error}`);
   L.push('');

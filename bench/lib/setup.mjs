@@ -15,7 +15,7 @@ export const MAX_IN = 256;
  * of `poolSize` for the server. `coalesce: false` sends one statement per shard (the article's
  * setting); by default the statements to the server's shards are one UNION ALL per 16 shards.
  */
-export function shardedMariadb({ count, entities, pruning = true, coalesce = true, poolSize, synchronize = false, onPhysicalQuery }) {
+export function shardedMariadb({ count, entities, pruning = true, coalesce = true, poolSize, synchronize = false, onPhysicalQuery, extra = {} }) {
   return new ShardedDataSource({
     type: 'mariadb',
     host: MARIADB.host,
@@ -26,7 +26,7 @@ export function shardedMariadb({ count, entities, pruning = true, coalesce = tru
     synchronize,
     poolSize,
     shards: Array.from({ length: count }, (_, i) => ({ name: `s${i}`, database: shardDb(i) })),
-    sharding: { pruning, coalesce, concurrency: WINDOW, maxInValuesPerQuery: MAX_IN, ...(onPhysicalQuery ? { onPhysicalQuery } : {}) },
+    sharding: { pruning, coalesce, concurrency: WINDOW, maxInValuesPerQuery: MAX_IN, ...extra, ...(onPhysicalQuery ? { onPhysicalQuery } : {}) },
   });
 }
 

@@ -129,11 +129,13 @@ export function errorMessage(error) {
   return m.split('\n')[0].slice(0, 300);
 }
 
-/** PID of the local mariadbd / mysqld, if this machine runs it and /proc is readable. */
+/** PID of the local mariadbd / mysqld (or `BENCH_MYSQL_PID`), if this machine runs it and /proc is readable. */
 let serverPid;
 export function findServerPid() {
   if (serverPid !== undefined) return serverPid;
   serverPid = null;
+  // Several servers on one machine: BENCH_MYSQL_PID names the benchmark's.
+  if (process.env.BENCH_MYSQL_PID) return (serverPid = Number(process.env.BENCH_MYSQL_PID));
   try {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;

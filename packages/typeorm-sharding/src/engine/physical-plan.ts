@@ -35,6 +35,12 @@ export type PhysicalRead =
        * cut from them (`merge/locate-page.ts`); when the windows cannot prove it, `fallback` runs.
        */
       readonly window?: { readonly shape: PageWindow; readonly fallback: MergedRead } | undefined;
+      /**
+       * A shallow page whose shards each sent at most `rows` of their first offset+count rows,
+       * their rows tagged with their shard in `tag` (`plan/select/page-window.ts`'s
+       * `cappedInputRows`); when a shard may have been cut short (`merge/capped-inputs.ts`), `fallback` runs.
+       */
+      readonly capped?: { readonly rows: number; readonly tag: string; readonly fallback: MergedRead } | undefined;
     };
 
 /** A read whose rows come from several shards. */
@@ -106,6 +112,7 @@ export function withStatements(read: PhysicalRead, change: (statement: PhysicalS
 /** A merged read with its statements (and its window's fallback statements) replaced by `change(statements)`. */
 function withMergedStatements(read: MergedRead, change: (statements: readonly PhysicalStatement[]) => PhysicalStatement[]): MergedRead {
   const changed: MergedRead = { ...read, statements: change(read.statements) };
+  if (read.capped) return { ...changed, capped: { ...read.capped, fallback: withMergedStatements(read.capped.fallback, change) } };
   return read.window ? { ...changed, window: { ...read.window, fallback: withMergedStatements(read.window.fallback, change) } } : changed;
 }
 
@@ -122,6 +129,7 @@ export function readingExactValues(read: PhysicalRead, dialect: SqlDialect): Phy
 
 function exactMerge(read: MergedRead): MergedRead {
   const exact: MergedRead = { ...read, merge: { ...read.merge, integersAsNumbers: false } };
+  if (read.capped) return { ...exact, capped: { ...read.capped, fallback: exactMerge(read.capped.fallback) } };
   return read.window ? { ...exact, window: { ...read.window, fallback: exactMerge(read.window.fallback) } } : exact;
 }
 

@@ -13,9 +13,10 @@ import { inputOrderOf } from '../merge/index.js';
 import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
 import { bindMerge } from '../plan/select/bind-merge.js';
 import { hasNegativeLimit, isDeepPage, paginationOf, rowsPerInput, type Pagination } from '../plan/select/pagination.js';
-import { pageWindowOf, type PageWindow } from '../plan/select/page-window.js';
+import { cappedInputRows, pageWindowOf, type PageWindow } from '../plan/select/page-window.js';
 import type { InsertPlan, Plan, SelectPlan, WritePlan } from '../plan/plan.js';
 import { coalesceRead } from '../rewrite/coalesce-read.js';
+import { BRANCH_TAG } from '../rewrite/tokens/branch-tag.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
 import { rewriteUnits, unitStatement, type Addressing } from '../rewrite/rewriter.js';
 import { QualificationSites, type AddressShape } from '../rewrite/tokens/qualify.js';
@@ -146,13 +147,29 @@ export class PhysicalPlanner {
     // A compound's SELECTs (perServer off) merge their statements themselves: only a read of its own is windowed.
     // Only deep pages: a shallow one is coalesced into one round trip per server, which windows would undo.
     const windowed = this.settings.pageWindows !== false && isDeepPage(page, this.settings.streamThreshold ?? 1000);
-    const shape = !windowed ? undefined : pageWindowOf(page, plan.limit?.offsetSlot !== undefined, merged.merge, statements.length);
+    if (!windowed) return this.capped(p, plan, page, addressing, onlyShards, merged, plain);
+    const shape = pageWindowOf(page, plan.limit?.offsetSlot !== undefined, merged.merge, statements.length);
     if (!shape) return plain;
     return { ...merged, deep: false, statements: this.routed(p, plan, page, addressing, onlyShards, shape), window: { shape, fallback: plain } };
   }
 
+  /**
+   * A shallow page coalesced per server, each shard sent fewer rows than offset+count (see
+   * `cappedInputRows`): the server still merges and cuts its shards' rows to offset+count, but
+   * reads fewer of them. Only when coalescing sorts every server's rows (the proof reads the
+   * server's cut); `plain` otherwise, and as the fallback.
+   */
+  private capped(p: ParameterizedSql, plan: SelectPlan, page: Pagination | undefined, addressing: Addressing | undefined, onlyShards: ReadonlySet<number> | undefined, merged: MergedRead, plain: MergedRead): MergedRead {
+    if (this.settings.pageWindows === false || plain === merged || !plain.statements.some((s) => s.branches !== undefined)) return plain;
+    const rows = cappedInputRows(page, plain.merge, merged.statements.length);
+    if (rows === undefined) return plain;
+    const statements = this.routed(p, plan, page, addressing, onlyShards, { start: 0, rows }, BRANCH_TAG);
+    const read = this.coalesced({ ...merged, statements }, plan, page);
+    return { ...read, merge: { ...read.merge, strip: [...(read.merge.strip ?? []), BRANCH_TAG] }, capped: { rows, tag: BRANCH_TAG, fallback: plain } };
+  }
+
   /** Routes a SELECT, UPDATE or DELETE of a sharded table and writes each route unit's statement. */
-  private routed(p: ParameterizedSql, plan: SelectPlan | WritePlan, page: Pagination | undefined, addressing: Addressing | undefined, onlyShards?: ReadonlySet<number>, window?: PageWindow): PhysicalStatement[] {
+  private routed(p: ParameterizedSql, plan: SelectPlan | WritePlan, page: Pagination | undefined, addressing: Addressing | undefined, onlyShards?: ReadonlySet<number>, window?: Pick<PageWindow, 'start' | 'rows'>, branchTag?: string): PhysicalStatement[] {
     const rule = this.rules.ruleOf(plan.table)!;
     if (plan.kind === 'write') checkKeyAssignment(plan, p, rule.shardKey!);
     const routedByKey = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings, plan.prunableOrs);
@@ -171,6 +188,7 @@ export class PhysicalPlanner {
       limit: select?.limit,
       page,
       window,
+      branchTag,
       cutHaving: select?.cutHaving ?? false,
       shardHaving: select?.shardHaving,
       derivedColumns: select?.derivedColumns ?? [],

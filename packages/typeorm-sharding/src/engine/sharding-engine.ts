@@ -6,7 +6,7 @@ import { shardFailure } from '../execute/shard-failure.js';
 import type { ShardTarget } from '../execute/shard-target.js';
 import { shardsHolding } from '../execute/shards-holding.js';
 import { streamStatements } from '../execute/stream-statements.js';
-import { buildMerge, collectRows, createRowComparator, type MergeSpec, type Row, type SortKey } from '../merge/index.js';
+import { buildMerge, cappedInputsProven, collectRows, createRowComparator, type MergeSpec, type Row, type SortKey } from '../merge/index.js';
 import { locatePage } from '../merge/locate-page.js';
 import { ParameterizeCache, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
@@ -197,6 +197,12 @@ export class ShardingEngine {
           const merge: MergeSpec = { ...read.merge, limit: { offset: located.skip, count: read.window.shape.count } };
           return rowsResult(await collectRows(buildMerge(merge, located.inputs.map(arrayStream))));
         }
+        if (read.capped) {
+          const results = await executeStatements(read.statements, this.targets, session, this.executor);
+          const inputs = results.map((r) => (r.records ?? []) as Row[]);
+          if (!cappedInputsProven(inputs, read.capped.rows, read.capped.tag)) return this.read(read.capped.fallback, session);
+          return rowsResult(await collectRows(buildMerge(read.merge, inputs.map(arrayStream))));
+        }
         if (read.deep && this.canStream(read.statements, session)) {
           return rowsResult(await collectRows(buildMerge(read.merge, streamStatements(read.statements, this.targets, session, this.executor))));
         }
@@ -227,7 +233,7 @@ export class ShardingEngine {
    */
   async stream(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession): Promise<AsyncIterable<Row>> {
     const work = this.plan(sql, parameters ?? []);
-    if (work.kind === 'merged' && !work.window && this.dialect === 'mysql' && this.canStream(work.statements, session)) {
+    if (work.kind === 'merged' && !work.window && !work.capped && this.dialect === 'mysql' && this.canStream(work.statements, session)) {
       return withLogicalErrors(buildMerge(work.merge, streamStatements(work.statements, this.targets, session, this.executor)), sql, parameters, this.dialect);
     }
     const result = await this.query(sql, parameters, session);

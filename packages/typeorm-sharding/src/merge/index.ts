@@ -35,3 +35,4 @@ export { explainTree } from './explain.js';
 export { collectRows } from './collect-rows.js';
 export { createListedOrder, type ListedOrderOperator } from './listed-order.js';
 export { combineBranches, setOperation, type SetOperation, type SetPrecedence } from './set-operations.js';
+export { cappedInputsProven } from './capped-inputs.js';

@@ -249,6 +249,21 @@ describe('rewriteUnit, dialect-specific', () => {
     for (const s of rewriteAll(sql, [5, 2], 'mysql', settings)) expect(s[2]).toEqual([18446744073709551615n, 0]);
   });
 
+  it('a capped shallow page: each shard its window from row 0 and its shard index in `__shard_branch`, after the derived columns', () => {
+    const sql = 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` ORDER BY `Order`.`buyerId` DESC LIMIT 20';
+    const p = parameterize(sql, [], 'mysql');
+    const plan = analyze(p, rules, 'mysql');
+    if (plan.kind !== 'select') throw new Error(plan.kind);
+    const ctx = { ...rewriteContextOf(plan, p, 'mysql', true), window: { start: 0, rows: 7 }, branchTag: '__shard_branch' };
+    expect(rewriteUnit({ shard: 3, lists: new Map() }, ctx).sql).toBe(
+      'SELECT `Order`.`id` AS `Order_id` , `Order`.`buyerId` AS `__shard_sort_0` , 3 AS `__shard_branch` FROM `orders` `Order` ORDER BY `Order`.`buyerId` DESC LIMIT 7',
+    );
+    const withOffset = parameterize(`${sql} OFFSET 5`, [], 'mysql');
+    const planned = analyze(withOffset, rules, 'mysql');
+    if (planned.kind !== 'select') throw new Error(planned.kind);
+    expect(rewriteUnit({ shard: 0, lists: new Map() }, { ...rewriteContextOf(planned, withOffset, 'mysql', true), window: { start: 0, rows: 9 } }).sql).toMatch(/LIMIT 9 OFFSET 0$/);
+  });
+
   it('MySQL `LIMIT offset, count` literals', () => {
     const sql = 'SELECT `Order`.`id` AS `Order_id` FROM `orders` `Order` ORDER BY `Order`.`id` ASC LIMIT 5, 10';
     for (const s of rewriteAll(sql, [], 'mysql', settings)) expect(s[1]).toBe(sql.replace('LIMIT 5, 10', 'LIMIT 0, 15'));

@@ -24,6 +24,7 @@ import { itemAliasTokens } from './tokens/item-aliases.js';
 import { qualifyTokens } from './tokens/qualify.js';
 import { tableNameTokens, type LayoutNaming } from './tokens/table-names.js';
 import { rowCountTokens, windowTokens } from './tokens/row-count.js';
+import { branchTagToken } from './tokens/branch-tag.js';
 import type { PageWindow } from '../plan/select/page-window.js';
 
 /** Each unit's statement names its tables with its shard's database: where, and which database. */
@@ -42,8 +43,13 @@ export interface RewriteContext {
   /** The statement's LIMIT slots and its page (see `plan/select/pagination.ts`); undefined without LIMIT. */
   readonly limit: LimitPlan | undefined;
   readonly page: Pagination | undefined;
-  /** A deep page read by windows: each unit's LIMIT is the window's, not `offset+count` from row 0. */
-  readonly window?: PageWindow | undefined;
+  /** A page read by windows: each unit's LIMIT is the window's (`rows` from position `start`), not `offset+count` from row 0. */
+  readonly window?: Pick<PageWindow, 'start' | 'rows'> | undefined;
+  /**
+   * Each unit's rows carry its shard index in a column of this name, appended to the select
+   * list (a capped shallow page proves its inputs by it: `tokens/branch-tag.ts`).
+   */
+  readonly branchTag?: string | undefined;
   /** Remove the outer HAVING: groups span shards and the merge evaluates it on whole groups. */
   readonly cutHaving: boolean;
   /** With `cutHaving`: the HAVING the shards keep instead (terms over group keys only). */
@@ -89,7 +95,9 @@ export function rewriteUnits(units: readonly RouteUnit[], ctx: RewriteContext): 
 /** The physical statement of one route unit; `shared` are the statement's tokens (`statementTokens`), `spans` its ORs' (`orSpans`). */
 export function rewriteUnit(unit: RouteUnit, ctx: RewriteContext, shared: readonly SqlToken[] = statementTokens(ctx), spans: readonly (OrSpan | undefined)[] = unit.ors ? orSpans(ctx, shared) : []): PhysicalStatement {
   const lists = inListTokens(ctx.p, unit);
-  const own = unit.ors ? [...lists, ...orTermTokens(spans, unit)] : lists;
+  const cut = unit.ors ? [...lists, ...orTermTokens(spans, unit)] : lists;
+  // After the derived columns (shared tokens at the same place come first).
+  const own = ctx.branchTag === undefined ? cut : [...cut, branchTagToken(ctx.p, ctx.dialect, ctx.branchTag, unit.shard)];
   return unitStatement(unit, ctx.p, shared.length === 0 ? own : own.length === 0 ? shared : [...shared, ...own], ctx);
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MergeSpec } from '../../merge/index.js';
-import { pageWindowOf, windowMargin } from './page-window.js';
+import { cappedInputRows, pageWindowOf, windowMargin } from './page-window.js';
 
 const ORDERED: MergeSpec = { kind: 'ordered', orderBy: [{ column: 'createdAt', direction: 'DESC', type: 'date' }, { column: 'id', direction: 'DESC', type: 'numeric' }] };
 const page = (offset: bigint, count: bigint | undefined, pushed = true) => ({ offset, count, pushed });
@@ -39,5 +39,31 @@ describe('pageWindowOf', () => {
     expect(pageWindowOf(deep, true, { ...ORDERED, groupBy: [{ column: 'id' }] }, 16)).toBeUndefined();
     expect(pageWindowOf(deep, true, { ...ORDERED, having: { predicate: () => true } }, 16)).toBeUndefined();
     expect(pageWindowOf(deep, true, { ...ORDERED, compute: [{ column: 'x', evaluate: () => 1, label: 'x' }] }, 16)).toBeUndefined();
+  });
+});
+
+describe('cappedInputRows', () => {
+  it('asks each of 16 inputs for 7 of a first page of 20: its share, 1.25, plus 3·√share + 2', () => {
+    expect(cappedInputRows(page(0n, 20n), ORDERED, 16)).toBe(7);
+    // OFFSET 100, page 20 over 16: share 7.5 → 7.5 + 8.2 + 2.
+    expect(cappedInputRows(page(100n, 20n), ORDERED, 16)).toBe(18);
+    expect(cappedInputRows(page(0n, 20n), ORDERED, 8)).toBe(10);
+  });
+
+  it('keeps the plain path where the cap would not halve the rows (few inputs, small pages)', () => {
+    expect(cappedInputRows(page(0n, 20n), ORDERED, 4)).toBeUndefined();
+    expect(cappedInputRows(page(0n, 1n), ORDERED, 16)).toBeUndefined();
+    expect(cappedInputRows(page(0n, 20n), ORDERED, 1)).toBeUndefined();
+  });
+
+  it('keeps the plain path for pages it cannot prove: no count, no pushed limit, an empty page, merges that change which rows exist', () => {
+    expect(cappedInputRows(undefined, ORDERED, 16)).toBeUndefined();
+    expect(cappedInputRows(page(0n, undefined), ORDERED, 16)).toBeUndefined();
+    expect(cappedInputRows(page(0n, 20n, false), ORDERED, 16)).toBeUndefined();
+    expect(cappedInputRows(page(0n, 0n), ORDERED, 16)).toBeUndefined();
+    expect(cappedInputRows(page(0n, 20n), { kind: 'concat' }, 16)).toBeUndefined();
+    expect(cappedInputRows(page(0n, 20n), { ...ORDERED, unsortedInputs: true }, 16)).toBeUndefined();
+    expect(cappedInputRows(page(0n, 20n), { ...ORDERED, distinct: {} }, 16)).toBeUndefined();
+    expect(cappedInputRows(page(0n, 20n), { ...ORDERED, groupBy: [{ column: 'id' }] }, 16)).toBeUndefined();
   });
 });

@@ -19,8 +19,11 @@ export function rowCountTokens(p: ParameterizedSql, limit: LimitPlan, page: Pagi
  * from position `start`, the same for every input.
  */
 export function windowTokens(p: ParameterizedSql, limit: LimitPlan, window: { readonly start: number; readonly rows: number }): SqlToken[] {
-  if (limit.offsetSlot === undefined) throw new ShardingInternalError('a page window for a LIMIT without an OFFSET', { stage: 'rewrite', sql: p.sql });
-  return [slotToken(p.slots[limit.countSlot]!, String(window.rows)), slotToken(p.slots[limit.offsetSlot]!, String(window.start))];
+  const count = slotToken(p.slots[limit.countSlot]!, String(window.rows));
+  if (limit.offsetSlot !== undefined) return [count, slotToken(p.slots[limit.offsetSlot]!, String(window.start))];
+  // A window from row 0 (a capped shallow page) needs no OFFSET.
+  if (window.start === 0) return [count];
+  throw new ShardingInternalError('a page window for a LIMIT without an OFFSET', { stage: 'rewrite', sql: p.sql });
 }
 
 /** A LIMIT slot set to `value`: literal text is replaced, a `?` gets a new parameter value. */

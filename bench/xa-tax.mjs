@@ -31,7 +31,9 @@ const transfer = (i, far) => ds.transaction(async (em) => {
   await em.decrement(XaAccount, { id: onA[(i * 7) % onA.length] }, 'balance', 1);
   await em.increment(XaAccount, { id: far ? onB[(i * 13) % onB.length] : onA[(i * 13 + 1) % onA.length] }, 'balance', 1);
 });
+let calls = 0;
 const retry = (f) => async (i) => {
+  calls++;
   for (let n = 0; ; n++) {
     try {
       return await f(i + n * 7919);
@@ -54,5 +56,6 @@ for (let rep = 0; rep < reps; rep++) {
 }
 for (const key of keys) console.log(`${key}: ${(acc[key].ops / acc[key].s).toFixed(0)} transfers/s, ${((acc[key].cpu / acc[key].ops) * 1e6).toFixed(0)} µs Node CPU per transfer`);
 if (keys.length === 2) console.log(`xa/local time per transfer: ${(acc.local.ops / acc.local.s / (acc.xa.ops / acc.xa.s)).toFixed(2)}×, Node CPU ${(acc.xa.cpu / acc.xa.ops / (acc.local.cpu / acc.local.ops)).toFixed(2)}×`);
+if (flags.calls) console.log(`calls: ${calls}`);
 await ds.destroy();
 await admin.end();

@@ -94,11 +94,16 @@ export class RouterMetrics {
       registers,
     });
     this.retries = new Counter({ name: `${p}retries_total`, help: 'Reads retried on another node after their node failed (connection error, node-level refusal), by the node that failed.', labelNames: ['server', 'node'], registers });
+    const fallbackCounts = this.fallbackCounts;
     this.fallbacks = new Counter({
       name: `${p}fallbacks_total`,
       help: 'Statements that ran elsewhere than their rule said: no-analytics, no-replica, consistency-timeout, retry (after a failed node), unknown-write (a GTID the router could not learn).',
       labelNames: ['server', 'role', 'fallback'],
       registers,
+      collect() {
+        this.reset();
+        for (const { labels, count } of fallbackCounts.values()) this.inc(labels, count);
+      },
     });
     this.unknownGtids = new Counter({ name: `${p}unknown_gtids_total`, help: 'Writes on a primary whose GTID could not be learnt (their readers go to the primary until a newer position is polled).', labelNames: ['server'], registers });
     this.nodeUp = new Gauge({ name: `${p}node_up`, help: '1 when the node is up, 0 when down.', labelNames: ['server', 'node', 'role'], registers });
@@ -129,13 +134,49 @@ export class RouterMetrics {
    * the routing decision itself, once per statement.
    */
   private readonly requestCounts = new Map<string, { readonly labels: Record<string, string>; count: number }>();
+  /** The entries of `requestCounts` by node, outcome and kind: found without building a key per statement. */
+  private readonly requestEntries = new Map<string, Map<RequestOutcome, Map<string, { readonly labels: Record<string, string>; count: number }>>>();
+
+  /** Statements that ran elsewhere than their rule said, counted as `requestCounts` (a read on a server without replicas is one, every time). */
+  private readonly fallbackCounts = new Map<string, { readonly labels: Record<string, string>; count: number }>();
+  /** The last entry of `fallbackCounts` used per server and fallback (its role checked): no key built per statement. */
+  private readonly fallbackEntries = new Map<string, Map<string, { readonly labels: Record<string, string>; count: number }>>();
+
+  /** Counts one fallback (`fallbacks_total`). */
+  countFallback(server: string, role: NodeRole, fallback: string): void {
+    const cached = this.fallbackEntries.get(server)?.get(fallback);
+    if (cached !== undefined && cached.labels.role === role) {
+      cached.count++;
+      return;
+    }
+    const key = `${server}\u0000${role}\u0000${fallback}`;
+    let entry = this.fallbackCounts.get(key);
+    if (entry !== undefined) entry.count++;
+    else this.fallbackCounts.set(key, (entry = { labels: { server, role, fallback }, count: 1 }));
+    let byFallback = this.fallbackEntries.get(server);
+    if (byFallback === undefined) this.fallbackEntries.set(server, (byFallback = new Map()));
+    byFallback.set(fallback, entry);
+  }
 
   /** Counts one statement run (`requests_total`). */
   countRequest(server: string, node: string, role: NodeRole, kind: string, outcome: RequestOutcome): void {
+    const byKind = this.requestEntries.get(node)?.get(outcome);
+    const cached = byKind?.get(kind);
+    // A RouterMetrics shared by several routers may see one node name on two servers (or roles): the labels decide.
+    if (cached !== undefined && cached.labels.server === server && cached.labels.role === role) {
+      cached.count++;
+      return;
+    }
     const key = `${server}\u0000${node}\u0000${role}\u0000${kind}\u0000${outcome}`;
-    const entry = this.requestCounts.get(key);
+    let entry = this.requestCounts.get(key);
     if (entry !== undefined) entry.count++;
-    else this.requestCounts.set(key, { labels: { server, node, role, kind, outcome }, count: 1 });
+    else this.requestCounts.set(key, (entry = { labels: { server, node, role, kind, outcome }, count: 1 }));
+    // Node names are unique in a router and a node's server and role are fixed: node, outcome and kind find the entry.
+    let byOutcome = this.requestEntries.get(node);
+    if (byOutcome === undefined) this.requestEntries.set(node, (byOutcome = new Map()));
+    let kinds = byOutcome.get(outcome);
+    if (kinds === undefined) byOutcome.set(outcome, (kinds = new Map()));
+    kinds.set(kind, entry);
   }
 
   observeDecision(role: NodeRole, ms: number): void {

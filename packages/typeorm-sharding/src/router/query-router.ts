@@ -472,7 +472,7 @@ export class QueryRouter extends EventEmitter<RouterEventMap> {
   ): RouteTarget {
     node.inFlight++;
     node.routed++;
-    if (fallback !== undefined) this.metrics.fallbacks.inc({ server: state.name, role: node.role, fallback });
+    if (fallback !== undefined) this.metrics.countFallback(state.name, node.role, fallback);
     return {
       server: state.name,
       node: node.config,

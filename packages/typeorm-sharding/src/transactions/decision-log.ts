@@ -1,4 +1,5 @@
 import type { QueryRunner } from 'typeorm';
+import { protocolQuery } from './xa-branch.js';
 import { qualifiedName, type XaServer } from './xa-server.js';
 
 /** The state of a transaction in the log. */
@@ -59,8 +60,7 @@ export class DecisionLog {
   async decide(xid: string, runner?: QueryRunner): Promise<boolean> {
     const sql = `UPDATE ${this.table} SET state = 'commit' WHERE xid = ? AND state = 'prepared'`;
     if (!runner) return affectedRows(await this.server.query(sql, [xid])) === 1;
-    const result = (await runner.query(sql, [xid], true)) as { affected?: number; raw?: unknown } | undefined;
-    return (result?.affected ?? affectedRows(result?.raw)) === 1;
+    return affectedRows(await protocolQuery(runner, sql, [xid])) === 1;
   }
 
   /** Moves a `prepared` record to `rollback`; false when it was not `prepared` (decided, or gone). */

@@ -2,7 +2,7 @@ import { committedOn, type Branch } from '../session/commit-protocol.js';
 import type { DecisionLog } from './decision-log.js';
 import { CommitOutcomeUnknownError, PrepareFailedError } from './transaction-errors.js';
 import type { TransactionStep } from './transaction-options.js';
-import { detachedXa, discardConnection, isServerError, xa } from './xa-branch.js';
+import { detachedXa, discardConnection, isServerError, protocolQuery, xa } from './xa-branch.js';
 import type { XaServer } from './xa-server.js';
 import type { Xid } from './xid.js';
 
@@ -99,7 +99,7 @@ export async function commitTwoPhase(host: TwoPhaseHost, gtrid: string, branches
     const coordinator = local;
     local = undefined;
     let failure: unknown;
-    await coordinator.runner.query('COMMIT').then(
+    await protocolQuery(coordinator.runner, 'COMMIT').then(
       (result: unknown) => committedOn(coordinator, result),
       (cause: unknown) => void (failure = cause ?? new Error('COMMIT failed')),
     );

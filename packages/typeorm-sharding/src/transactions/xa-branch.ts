@@ -1,5 +1,36 @@
-import type { QueryRunner } from 'typeorm';
+import { QueryFailedError, type QueryRunner } from 'typeorm';
+import { mysqlQuery } from '../servers/mysql-query.js';
 import { xidSql, type Xid } from './xid.js';
+
+/** The callback API of the mysql2 connection a MySQL QueryRunner holds. */
+interface CallbackConnection {
+  query(sql: string | { sql: string; timeout?: number }, values: unknown, callback: (error: Error | null, raw: unknown) => void): void;
+}
+
+/**
+ * One statement of the commit protocol on a branch's connection, as TypeORM's MySQL runner
+ * runs it — logged by the data source's logger (an error too), with its query timeout, raised
+ * as a `QueryFailedError` — but on mysql2's callback API: the runner's promise wrapper captures
+ * a stack trace per statement and awaits two subscriber broadcasts, which a cross-server commit
+ * paid five times over. Returns the driver's raw result. A runner that is not TypeORM's MySQL
+ * runner (a test's fake) runs it itself.
+ */
+export async function protocolQuery(runner: QueryRunner, sql: string, parameters: readonly unknown[] = []): Promise<unknown> {
+  const internals = runner as unknown as { databaseConnection?: unknown; isReleased?: boolean; driver?: { options?: { enableQueryTimeout?: boolean; maxQueryExecutionTime?: number } } };
+  const connection = internals.databaseConnection as Partial<CallbackConnection> | undefined;
+  if (internals.isReleased !== false || typeof connection?.query !== 'function' || runner.dataSource?.logger === undefined) return runner.query(sql, parameters as unknown[]);
+  const logger = runner.dataSource.logger;
+  logger.logQuery(sql, parameters as unknown[], runner);
+  const options = internals.driver?.options;
+  const timeout = options?.enableQueryTimeout && options.maxQueryExecutionTime ? options.maxQueryExecutionTime : undefined;
+  return new Promise((resolve, reject) => {
+    (connection as CallbackConnection).query(mysqlQuery(sql, { timeout }), parameters, (error, raw) => {
+      if (!error) return resolve(raw);
+      logger.logQueryError(error, sql, parameters as unknown[], runner);
+      reject(new QueryFailedError(sql, parameters as unknown[], error));
+    });
+  });
+}
 
 /**
  * The XA statements of one branch, on the branch's own connection. A branch moves ACTIVE →
@@ -9,9 +40,9 @@ import { xidSql, type Xid } from './xid.js';
  */
 export const xa = {
   start: (xid: Xid) => `XA START ${xidSql(xid)}`,
-  end: (runner: QueryRunner, xid: Xid) => runner.query(`XA END ${xidSql(xid)}`),
-  prepare: (runner: QueryRunner, xid: Xid) => runner.query(`XA PREPARE ${xidSql(xid)}`),
-  commit: (runner: QueryRunner, xid: Xid) => runner.query(`XA COMMIT ${xidSql(xid)}`),
+  end: (runner: QueryRunner, xid: Xid) => protocolQuery(runner, `XA END ${xidSql(xid)}`),
+  prepare: (runner: QueryRunner, xid: Xid) => protocolQuery(runner, `XA PREPARE ${xidSql(xid)}`),
+  commit: (runner: QueryRunner, xid: Xid) => protocolQuery(runner, `XA COMMIT ${xidSql(xid)}`),
   /**
    * Rolls the branch back from whatever state it is in (an ACTIVE branch is ended first; one
    * that a deadlock made rollback-only refuses XA END, and is rolled back directly). True when

@@ -49,10 +49,13 @@ export class ServerNodes {
       let failure: unknown;
       try {
         connection = await this.connect(target, database);
-        const consistent = await this.consistent(target, connection);
-        const moved = consistent.node !== target.node;
-        target = consistent;
-        if (moved) continue;
+        // Only a consistent read waits (most reads do not: no extra turn of the event loop for them).
+        if (target.wait !== undefined) {
+          const consistent = await this.consistent(target, connection);
+          const moved = consistent.node !== target.node;
+          target = consistent;
+          if (moved) continue;
+        }
         const raw = await run(connection, sql, parameters, this.timeoutMs, serverText);
         // A write whose result carries no GTID (INSERT … RETURNING): ask the connection that wrote it.
         let lastGtid: unknown;

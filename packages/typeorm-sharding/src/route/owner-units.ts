@@ -1,3 +1,4 @@
+import { ShardingInternalError } from '../errors/index.js';
 import type { ValueSlot } from '../parameterize/index.js';
 import type { KeyCondition, PrunableOr } from '../plan/plan.js';
 import type { ShardKeyRule } from '../rules/index.js';
@@ -23,7 +24,10 @@ export function ownerRoute(
   shardCount: number,
 ): Route | undefined {
   if (condition.kind !== 'any' || prunableLists.length > 0 || (prunableOrs?.length ?? 0) > 0) return undefined;
-  const ordered = [...shards].filter((s) => s >= 0 && s < shardCount).sort((a, b) => a - b);
+  const ordered = [...shards].sort((a, b) => a - b);
+  // The owners' shards come from the same rules: one outside the topology is a bug, never a shard to skip.
+  const outside = ordered.find((s) => !Number.isInteger(s) || s < 0 || s >= shardCount);
+  if (outside !== undefined) throw new ShardingInternalError(`a lookup found an owner on shard ${outside} of ${shardCount}`, { stage: 'route' });
   if (ordered.length === 0) return { kind: 'nowhere' };
   const tables = key.layout?.count;
   const units: RouteUnit[] = [];

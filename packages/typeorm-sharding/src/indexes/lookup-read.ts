@@ -18,6 +18,8 @@ export interface LookupReadTargets {
 
 /** Texts kept per index: one per (shard, number of values of each column); a bound keeps odd IN lengths from piling up. */
 const MAX_TEXTS = 512;
+/** The counts of a one-value read of a one-column index. */
+const ONE: readonly number[] = [1];
 
 /**
  * The physical statements of a lookup read, written straight from the index (no parse, no plan,
@@ -28,7 +30,8 @@ const MAX_TEXTS = 512;
  * finds no row (the owner's read keeps its own WHERE).
  */
 export class LookupReads {
-  private readonly texts = new Map<string, Map<string, string>>();
+  /** Per lookup table: texts by shard (one value) or by `shard:counts`. */
+  private readonly texts = new Map<string, Map<number | string, string>>();
 
   constructor(
     private readonly rules: ShardingRules,
@@ -40,6 +43,11 @@ export class LookupReads {
   statementsOf(index: GlobalIndex, values: readonly (readonly unknown[])[]): PhysicalStatement[] {
     const key = this.rules.ruleOf(index.lookupTable)?.shardKey;
     if (!key || key.layout) throw new ShardingInternalError(`the lookup table "${index.lookupTable}" has no plain shard key`, { stage: 'route' });
+    // The common read, `findOneBy({ email })`: one value, one statement, its text kept per shard.
+    if (values.length === 1 && values[0]!.length === 1) {
+      const shard = partitionOfValue(values[0]![0], key);
+      if (shard !== 'all') return [this.statement(index, shard, values[0]!, ONE)];
+    }
     // The first column's values by lookup shard; a value that names no key (`'5abc'` for a number) is asked everywhere, as the planner would.
     const byShard = new Map<number, unknown[]>();
     const everywhere: unknown[] = [];
@@ -57,20 +65,22 @@ export class LookupReads {
     const rest = values.slice(1);
     const statements = shards.map((shard) => {
       const first = everywhere.length === 0 ? byShard.get(shard)! : [...(byShard.get(shard) ?? []), ...everywhere];
-      const counts = [first.length, ...rest.map((v) => v.length)];
-      const parameters = rest.length === 0 ? first : [...first, ...rest.flat()];
-      const database = this.targets.databaseOf(shard);
-      const statement: PhysicalStatement = { shard, sql: this.textOf(index, shard, database, counts), parameters };
-      return database === undefined ? statement : { ...statement, qualified: true };
+      return this.statement(index, shard, rest.length === 0 ? first : [...first, ...rest.flat()], [first.length, ...rest.map((v) => v.length)]);
     });
     const settings = this.targets.coalesce;
     return settings && statements.length > 1 ? coalesce(statements, { ...settings, order: undefined, rowLimit: undefined }) : statements;
   }
 
+  private statement(index: GlobalIndex, shard: number, parameters: readonly unknown[], counts: readonly number[]): PhysicalStatement {
+    const database = this.targets.databaseOf(shard);
+    const sql = this.textOf(index, shard, database, counts);
+    return database === undefined ? { shard, sql, parameters } : { shard, sql, parameters, qualified: true };
+  }
+
   private textOf(index: GlobalIndex, shard: number, database: string | undefined, counts: readonly number[]): string {
     let texts = this.texts.get(index.lookupTable);
     if (!texts) this.texts.set(index.lookupTable, (texts = new Map()));
-    const cacheKey = `${shard}:${counts.join(',')}`;
+    const cacheKey = counts === ONE ? shard : `${shard}:${counts.join(',')}`;
     let sql = texts.get(cacheKey);
     if (sql === undefined) {
       sql = lookupText(index, this.dialect, database, counts);

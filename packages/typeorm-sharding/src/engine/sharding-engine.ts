@@ -327,13 +327,11 @@ export class ShardingEngine {
     if (site === null) return undefined;
     const values = lookupValuesOf(site, p);
     // A column given only NULLs (or an empty IN) matches no row: nothing to look up, no shard to read.
-    let rows: Record<string, unknown>[] = [];
-    if (values.every((v) => v.length > 0)) {
-      const statements = this.lookupReads.statementsOf(site.index, values);
-      const routing = this.settings.routing;
-      const results = await executeStatements(routing === undefined ? statements : routing.attach(statements, p, plan), this.targets, session, this.executor);
-      rows = results.length === 1 ? ((results[0]!.records ?? []) as Record<string, unknown>[]) : results.flatMap((r) => (r.records ?? []) as Record<string, unknown>[]);
-    }
+    if (values.some((v) => v.length === 0)) return new Set();
+    const statements = this.lookupReads.statementsOf(site.index, values);
+    const routing = this.settings.routing;
+    const results = await executeStatements(routing === undefined ? statements : routing.attach(statements, p, plan), this.targets, session, this.executor);
+    const rows = results.length === 1 ? ((results[0]!.records ?? []) as Record<string, unknown>[]) : results.flatMap((r) => (r.records ?? []) as Record<string, unknown>[]);
     const found = ownerShardsOf(site, values, rows, this.rules);
     const metrics = this.settings.indexMetrics;
     if (metrics) {

@@ -8,8 +8,8 @@
 //            --rows=N (order rows per shard), --page-rows=N, --reps=N, --duration=ms,
 //            --warmup=ms, --pool=N (connections per raw mysql2 shard pool), --server-pool=N
 //            (the sharded sources' pool for the server), --only=matrix,overhead,
-//            by-hand,planner,plan-cache,deep-paging,router,xa,growth,resharding, --out=DIR,
-//            --cluster-ports=P,R1,R2 (the router case's three mariadbd; default: free ports)
+//            by-hand,planner,plan-cache,deep-paging,router,xa,growth,resharding,global-index,
+//            --out=DIR, --cluster-ports=P,R1,R2 (the router case's three mariadbd; default: free ports)
 import 'reflect-metadata';
 import { execSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -30,6 +30,7 @@ import { runRouter } from './cases/router.mjs';
 import { runXaCommit } from './cases/xa-commit.mjs';
 import { runGrowth } from './cases/growth.mjs';
 import { runResharding } from './cases/resharding.mjs';
+import { runGlobalIndex } from './cases/global-index.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SHARDS = 64;
@@ -173,6 +174,7 @@ async function main() {
     await guarded('xa', 'xa', runXaCommit);
     await guarded('growth', 'growth', (c) => runGrowth(c, admin));
     await guarded('resharding', 'resharding', runResharding);
+    await guarded('global-index', 'globalIndex', runGlobalIndex);
     ctx.sampleThreads();
   } finally {
     for (const ds of sources.reverse()) await ds.destroy().catch((e) => log(`destroy: ${errorMessage(e)}`));

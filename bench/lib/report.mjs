@@ -11,6 +11,7 @@ import { OFFSETS } from '../cases/deep-paging.mjs';
 import { FAILOVER_CASES, ROUTER_VARIANTS } from '../cases/router.mjs';
 import { DECISION_CASES } from './router-decision.mjs';
 import { XA_CLIENTS, XA_VARIANTS } from '../cases/xa-commit.mjs';
+import { GX_INSERTS, GX_READS, GX_TOPOLOGIES } from '../cases/global-index.mjs';
 
 export const REQUIRED_SECTIONS = [
   '## Targets',
@@ -27,6 +28,7 @@ export const REQUIRED_SECTIONS = [
   '### 8b. Routing decision at a route-cache hit',
   '## 9. Transactions across servers',
   '## 10. Growth with the shard count',
+  '## 12. Global indexes',
   '## Method',
 ];
 export const CHARTS = {
@@ -57,6 +59,15 @@ function target(name, goal, measured, met, note = '') {
   else if (met === undefined) status = '— not run';
   else status = met ? '✅ met' : '❌ missed';
   return { name, goal, measured: measured?.error ? '—' : measured?.text ?? '—', status, note };
+}
+
+/**
+ * The best a read that waits for the lookup's answer can do against findOneBy({ id }): its time
+ * plus what a second raw point read adds (raw two − raw one, mean time per call), over its time.
+ */
+function lookupFloor(reads) {
+  const extra = reads.rawTwo?.mean - reads.rawOne?.mean;
+  return (reads.byId?.mean + extra) / reads.byId?.mean;
 }
 
 function findCell(cells, n, c) {
@@ -254,6 +265,33 @@ export function evaluateTargets(R) {
     else {
       const r = pairedRatio(cell.local, cell.xa);
       rows.push(target(name, '≤ 2.00×', { text: `${x2(r.value)}${spread(r)}` }, r.value <= 2));
+    }
+  }
+  // issue 16: global index reads, one server and two
+  for (const topology of GX_TOPOLOGIES) {
+    const T = R.globalIndex?.topologies?.[topology];
+    const where = topology === 'one' ? 'one server' : 'two servers';
+    const reads = T?.reads;
+    const err = (...keys) => (!reads ? { error: R.globalIndex?.error ?? 'not run' } : keys.map((k) => reads[k]).find((r) => r?.error));
+    {
+      const name = `findOneBy({ email }) through the lookup / scattered, throughput, 64 shards, 16 clients, ${where} (issue 16)`;
+      const e = err('lookup', 'scatter');
+      if (e) rows.push(target(name, '≥ 10.00×', e));
+      else {
+        const r = pairedRatio(reads.lookup, reads.scatter);
+        rows.push(target(name, '≥ 10.00×', { text: `${x2(r.value)}${spread(r)}` }, r.value >= 10));
+      }
+    }
+    {
+      const name = `findOneBy({ email }) through the lookup / findOneBy({ id }), time per call, 64 shards, 16 clients, ${where} (issue 16)`;
+      const e = err('lookup', 'byId');
+      if (e) rows.push(target(name, '≤ 1.30×', e));
+      else {
+        const r = pairedRatio(reads.byId, reads.lookup);
+        const ceiling = pairedRatio(reads.rawOne, reads.rawTwo).value;
+        const floor = lookupFloor(reads);
+        rows.push(target(name, '≤ 1.30×', { text: `${x2(r.value)}${spread(r)}` }, r.value <= 1.3, Number.isFinite(ceiling) ? `two raw mysql2 point reads in sequence / one: ${x2(ceiling)}; findOneBy({ id }) plus one raw point read / findOneBy({ id }): ${x2(floor)}` : ''));
+      }
     }
   }
   // 16. issue 18 item 5: growth to 1,024 shards
@@ -620,6 +658,46 @@ export function writeReport(R, dir) {
     L.push(`| writes / s idle → during copy and switch | ${n0(RS.idleWritesPerSecond)} → ${n0(RS.movingWritesPerSecond)} |`);
   }
   if (RS?.error) L.push(`failed: ${RS.error}`);
+  L.push('');
+
+  // 12. global indexes
+  const GI = R.globalIndex;
+  L.push('## 12. Global indexes');
+  L.push('');
+  L.push(`Users with a globally unique email (a lookup table \`email → id\`, sharded by the email) over ${GI?.shards ?? 64} shards, ${n0(GI?.users)} rows, ${GI?.clients ?? 16} clients, on one server and on two — the same 64 databases reached as two servers (even shards on one pool, odd on another), as the XA case does: every round trip is real, the network is loopback. *lookup*: \`findOneBy({ email })\` (the lookup row, then the owner's row on its shard, its \`WHERE email = ?\` kept); *scatter*: the same call on a table whose email is unique per shard only (\`uniquePerShard\`: no lookup table, every shard asked, one UNION ALL per 16 shards of a server); *byId*: \`findOneBy({ id })\`. *raw two* / *raw one*: mysql2 by hand, the lookup row then the owner row against one point read — the ceiling of a read that needs the lookup's answer before it can ask the owner. Round trips and statements per call are counted with \`onPhysicalQuery\`.`);
+  L.push('');
+  L.push('| servers | variant | calls / s | p50 / p99 ms | Node CPU µs / call | server CPU µs / call | round trips / shard statements | lookup / variant throughput | time / byId (raw: / raw one) |');
+  L.push('|---|---|---|---|---|---|---|---|---|');
+  const giLabel = { lookup: 'lookup', scatter: 'scatter', byId: 'byId', rawTwo: 'raw two (mysql2)', rawOne: 'raw one (mysql2)' };
+  for (const topology of GX_TOPOLOGIES) {
+    const T = GI?.topologies?.[topology];
+    if (!T) continue;
+    for (const key of GX_READS) {
+      const r = T.reads[key];
+      const shape = T.shape?.[key];
+      const base = key.startsWith('raw') ? T.reads.rawOne : T.reads.byId;
+      L.push(`| ${topology} | ${giLabel[key]} | ${cellText(r, (x) => n0(x.qps))} | ${cellText(r, (x) => `${ms(x.p50)} / ${ms(x.p99)}`)} | ${cellText(r, (x) => n0(x.nodeCpuUs))} | ${cellText(r, (x) => n0(x.serverCpuUs))} | ${shape ? `${shape.roundTrips} / ${shape.statements}` : key === 'rawTwo' ? '2 / 2' : key === 'rawOne' ? '1 / 1' : '—'} | ${key === 'lookup' || key.startsWith('raw') ? '—' : x2(pairedRatio(T.reads.lookup, r).value)} | ${x2(pairedRatio(base, r).value)} |`);
+    }
+  }
+  for (const topology of GX_TOPOLOGIES) {
+    const T = GI?.topologies?.[topology];
+    if (T) L.push(`\n${topology === 'one' ? 'One server' : 'Two servers'}: lookup / byId time ${x2(pairedRatio(T.reads.byId, T.reads.lookup).value)}; the floor of a read that needs two round trips in sequence, byId plus one raw point read (raw two − raw one) over byId, ${x2(lookupFloor(T.reads))}.`);
+  }
+  L.push('');
+  L.push('Inserts, one row per call: *plain* into the table without a global index; *indexed* into the table with one — the lookup row is a second write in the owner\'s transaction, its shard on the owner\'s server (a local transaction); *indexed, across servers*: the lookup row\'s shard on the other server (XA two-phase commit). Report only.');
+  L.push('');
+  L.push('| servers | variant | inserts / s | p50 / p99 ms | Node CPU µs / call | time / plain |');
+  L.push('|---|---|---|---|---|---|');
+  const insLabel = { insertPlain: 'plain (no global index)', insertIndexed: 'indexed, lookup row on the same server', insertIndexedCross: 'indexed, lookup row across servers (XA)' };
+  for (const topology of GX_TOPOLOGIES) {
+    const T = GI?.topologies?.[topology];
+    if (!T) continue;
+    for (const key of GX_INSERTS[topology]) {
+      const r = T.inserts[key];
+      L.push(`| ${topology} | ${insLabel[key]} | ${cellText(r, (x) => n0(x.qps))} | ${cellText(r, (x) => `${ms(x.p50)} / ${ms(x.p99)}`)} | ${cellText(r, (x) => n0(x.nodeCpuUs))} | ${x2(pairedRatio(T.inserts.insertPlain, r).value)} |`);
+    }
+  }
+  if (GI?.error) L.push(`\nfailed: ${GI.error}`);
   L.push('');
 
   L.push('## Method');

@@ -129,19 +129,25 @@ export function errorMessage(error) {
   return m.split('\n')[0].slice(0, 300);
 }
 
-/** PID of the local mariadbd / mysqld (or `BENCH_MYSQL_PID`), if this machine runs it and /proc is readable. */
+/**
+ * PID of the local mariadbd / mysqld, if this machine runs it and /proc is readable: the one
+ * started with `--port=<BENCH_MYSQL_PORT>` when several run, else the first found.
+ */
 let serverPid;
 export function findServerPid() {
   if (serverPid !== undefined) return serverPid;
   serverPid = null;
   // Several servers on one machine: BENCH_MYSQL_PID names the benchmark's.
   if (process.env.BENCH_MYSQL_PID) return (serverPid = Number(process.env.BENCH_MYSQL_PID));
+  const port = process.env.BENCH_MYSQL_PORT;
   try {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
         const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-        if (comm === 'mariadbd' || comm === 'mysqld') {
+        if (comm !== 'mariadbd' && comm !== 'mysqld') continue;
+        serverPid ??= Number(entry);
+        if (port && readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(`--port=${port}`)) {
           serverPid = Number(entry);
           break;
         }

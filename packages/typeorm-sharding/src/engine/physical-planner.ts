@@ -22,7 +22,7 @@ import { rewriteUnits, unitStatement, type Addressing } from '../rewrite/rewrite
 import { QualificationSites, type AddressShape } from '../rewrite/tokens/qualify.js';
 import { LayoutNamings, tableNameTokens, type LayoutNaming } from '../rewrite/tokens/table-names.js';
 import { applyTokens } from '../rewrite/sql-token.js';
-import { checkKeyAssignment, routeByKey, type Route, type RouteSettings, type RouteUnit } from '../route/index.js';
+import { checkKeyAssignment, ownerRoute, routeByKey, type Route, type RouteSettings, type RouteUnit } from '../route/index.js';
 import { checkScatter } from '../route/scatter-check.js';
 import type { ShardingRules } from '../rules/index.js';
 import { insertRowsOf } from '../write/insert-rows.js';
@@ -172,8 +172,10 @@ export class PhysicalPlanner {
   private routed(p: ParameterizedSql, plan: SelectPlan | WritePlan, page: Pagination | undefined, addressing: Addressing | undefined, onlyShards?: ReadonlySet<number>, window?: Pick<PageWindow, 'start' | 'rows'>, branchTag?: string): PhysicalStatement[] {
     const rule = this.rules.ruleOf(plan.table)!;
     if (plan.kind === 'write') checkKeyAssignment(plan, p, rule.shardKey!);
-    const routedByKey = routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings, plan.prunableOrs);
-    const route = onlyShards && routedByKey.kind === 'units' ? onlyUnits(routedByKey.units.filter((u) => onlyShards.has(u.shard))) : routedByKey;
+    // A lookup's owners: routed straight to their shards when nothing else cuts the statement (as cheap as a read by id).
+    const owners = onlyShards && ownerRoute(onlyShards, plan.condition, plan.prunableLists, plan.prunableOrs, rule.shardKey!, this.targets.length);
+    const routedByKey = owners || routeByKey(plan.condition, plan.prunableLists, p, rule.shardKey!, this.targets.length, this.settings, plan.prunableOrs);
+    const route = onlyShards && !owners && routedByKey.kind === 'units' ? onlyUnits(routedByKey.units.filter((u) => onlyShards.has(u.shard))) : routedByKey;
     if (route.kind === 'nowhere') {
       // Nothing can match, but `SELECT COUNT(*) …` still answers one row (0, NULLs): any shard gives it.
       return plan.kind === 'select' && plan.globalAggregate ? [unitStatement({ shard: 0, table: 0 }, p, [], { addressing, layout: this.layoutOf(p) })] : [];

@@ -8,7 +8,7 @@ import { shardsHolding } from '../execute/shards-holding.js';
 import { streamStatements } from '../execute/stream-statements.js';
 import { buildMerge, cappedInputsProven, collectRows, createRowComparator, type MergeSpec, type Row, type SortKey } from '../merge/index.js';
 import { locatePage } from '../merge/locate-page.js';
-import { ParameterizeCache, type SqlDialect } from '../parameterize/index.js';
+import { ParameterizeCache, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
@@ -17,7 +17,7 @@ import type { ShardSession } from '../session/shard-session.js';
 import { commitsImplicitly } from '../session/implicit-commit.js';
 import { conflictClausesOf } from '../plan/write/conflict-clause.js';
 import { insertHeadOf } from '../plan/write/insert-head.js';
-import { indexedWrite, lookupSiteOf, lookupValuesOf, maintainIndexes, ownerShardsOf, type LookupSite } from '../indexes/index.js';
+import { indexedWrite, LookupReads, lookupSiteOf, lookupValuesOf, maintainIndexes, ownerShardsOf, type LookupSite } from '../indexes/index.js';
 import type { Plan } from '../plan/plan.js';
 import { copiesResult } from './copies-result.js';
 import { asLogicalError, withLogicalErrors } from './logical-error.js';
@@ -59,6 +59,8 @@ export class ShardingEngine {
   private readonly writeOnly = new Set<string>();
   /** Plans whose original text the default shard accepted (`SelectPlan.checkOriginal`). */
   private readonly checked = new WeakSet<object>();
+  /** The lookup reads' statements, written without the planner. */
+  private readonly lookupReads: LookupReads;
 
   constructor(
     readonly rules: ShardingRules,
@@ -69,6 +71,12 @@ export class ShardingEngine {
     this.plans = new PlanCache(settings.planCacheSize);
     this.texts = new ParameterizeCache(dialect);
     this.planner = new PhysicalPlanner(rules, targets, dialect, settings);
+    const qualified = dialect === 'mysql' && targets[0]?.database !== undefined;
+    this.lookupReads = new LookupReads(rules, dialect, {
+      shardCount: targets.length,
+      databaseOf: (shard) => (qualified ? targets[shard]!.database : undefined),
+      coalesce: qualified && settings.coalesce ? { serverOf: (shard) => targets[shard]!.server, maxBranches: settings.coalesce.maxBranches } : undefined,
+    });
     this.executor = { concurrency: settings.concurrency, globalQueue: settings.globalQueue, onPhysicalQuery: settings.onPhysicalQuery, logPhysical: settings.logPhysical };
     this.compound = {
       dialect,
@@ -133,8 +141,10 @@ export class ShardingEngine {
    * `maintained`: a write whose global indexes are taken care of (the lookup rows are written beside it).
    */
   private async run(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession, exact = false, maintained = false): Promise<QueryResult> {
-    if (!maintained && this.rules.globalIndexes.length > 0) {
-      const indexed = indexedWrite(this.texts.parameterize(sql, parameters ?? []), this.rules, this.dialect, (p) => this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect)));
+    // Parameterized once here when global indexes need it first (a write to maintain, a read to look up).
+    const p = !maintained && this.rules.globalIndexes.length > 0 ? this.texts.parameterize(sql, parameters ?? []) : undefined;
+    if (p) {
+      const indexed = indexedWrite(p, this.rules, this.dialect, (p) => this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect)));
       if (indexed) {
         return maintainIndexes(
           indexed.p,
@@ -153,8 +163,8 @@ export class ShardingEngine {
         );
       }
     }
-    const onlyShards = maintained || this.rules.globalIndexes.length === 0 ? undefined : await this.lookedUp(sql, parameters ?? [], session);
-    const work = await this.checkedPlan(sql, parameters ?? [], onlyShards);
+    const onlyShards = p ? await this.lookedUp(p, session) : undefined;
+    const work = await this.checkedPlan(sql, parameters ?? [], onlyShards, p);
     switch (work.kind) {
       case 'pulled':
         return runPulled(work.plan, work.p, this.pulledRun(session), exact);
@@ -257,9 +267,9 @@ export class ShardingEngine {
    * so that a statement the database itself rejects (a typo) fails with the database's error,
    * as on one database, and only a valid one with `UnreadableStatementError`.
    */
-  private async checkedPlan(sql: string, parameters: readonly unknown[], onlyShards?: ReadonlySet<number>): Promise<PhysicalPlan> {
+  private async checkedPlan(sql: string, parameters: readonly unknown[], onlyShards?: ReadonlySet<number>, p?: ParameterizedSql): Promise<PhysicalPlan> {
     try {
-      const work = this.plan(sql, parameters, true, onlyShards);
+      const work = this.plan(sql, parameters, true, onlyShards, p);
       // Once per shape: the database's verdict on a text the shards do not see as written.
       if (work.kind === 'merged' && work.checkOriginal && !this.checked.has(work.checkOriginal)) {
         await this.check(sql, parameters);
@@ -327,9 +337,11 @@ export class ShardingEngine {
   /**
    * A SELECT that pins a globally indexed column (`WHERE email = ?`): the shards of its rows,
    * read from the lookup table first (Vitess's lookup routing); undefined for any other statement.
+   * The lookup statement is written from the index (`indexes/lookup-read.ts`), not planned: it
+   * is a plain read (no lock, no transaction of its own), and carries the user's statement's
+   * routing (its hints, its shape: a locking read's lookup is read on the primary too).
    */
-  private async lookedUp(sql: string, parameters: readonly unknown[], session: ShardSession): Promise<ReadonlySet<number> | undefined> {
-    const p = this.texts.parameterize(sql, parameters);
+  private async lookedUp(p: ParameterizedSql, session: ShardSession): Promise<ReadonlySet<number> | undefined> {
     if (p.verb !== 'SELECT') return undefined;
     let plan: Plan;
     try {
@@ -341,7 +353,14 @@ export class ShardingEngine {
     let site = this.lookupSites.get(plan);
     if (site === undefined) this.lookupSites.set(plan, (site = lookupSiteOf(plan, p, this.rules, (g) => !this.writeOnly.has(g.lookupTable)) ?? null));
     if (site === null) return undefined;
-    const found = await ownerShardsOf(site, lookupValuesOf(site, p), this.rules, this.dialect, (s, ps) => this.run(s, ps, session, false, true));
+    const values = lookupValuesOf(site, p);
+    // A column given only NULLs (or an empty IN) matches no row: nothing to look up, no shard to read.
+    if (values.some((v) => v.length === 0)) return new Set();
+    const statements = this.lookupReads.statementsOf(site.index, values);
+    const routing = this.settings.routing;
+    const results = await executeStatements(routing === undefined ? statements : routing.attach(statements, p, plan), this.targets, session, this.executor);
+    const rows = results.length === 1 ? ((results[0]!.records ?? []) as Record<string, unknown>[]) : results.flatMap((r) => (r.records ?? []) as Record<string, unknown>[]);
+    const found = ownerShardsOf(site, values, rows, this.rules);
     const metrics = this.settings.indexMetrics;
     if (metrics) {
       if (found.hits > 0) metrics.lookupHits.inc({ index: site.index.lookupTable }, found.hits);
@@ -353,9 +372,10 @@ export class ShardingEngine {
   /**
    * @param perServer qualify statements and coalesce a scattered read per server (see `PhysicalPlanner`)
    * @param onlyShards a SELECT reaches only these shards (see `lookedUp`)
+   * @param given the statement parameterized already (see `run`)
    */
-  private plan(sql: string, parameters: readonly unknown[], perServer = true, onlyShards?: ReadonlySet<number>): PhysicalPlan {
-    const p = this.texts.parameterize(sql, parameters);
+  private plan(sql: string, parameters: readonly unknown[], perServer = true, onlyShards?: ReadonlySet<number>, given?: ParameterizedSql): PhysicalPlan {
+    const p = given ?? this.texts.parameterize(sql, parameters);
     const plan = this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect));
     const physical = this.planner.physicalPlanOf(p, plan, perServer, onlyShards);
     // With the query router: each statement carries what the router decides its node on.

@@ -1,10 +1,9 @@
-import type { ParameterizedSql, SqlDialect } from '../parameterize/index.js';
+import type { ParameterizedSql } from '../parameterize/index.js';
 import { parseStatement } from '../plan/nodes/from-parser.js';
 import type { SqlNode } from '../plan/nodes/sql-node.js';
 import type { SelectPlan, ValueRef } from '../plan/plan.js';
 import { keyConditionOf } from '../plan/routing/key-condition.js';
 import { partitionOf, placeOf, type GlobalIndex, type ShardingRules } from '../rules/index.js';
-import { quoted } from './statement-text.js';
 
 /**
  * A SELECT shape whose WHERE pins every column of a global index: `email = ?`, `email IN (…)`,
@@ -63,25 +62,13 @@ export interface OwnerShards {
 }
 
 /**
- * The shards of the owner rows of `values`, read from the lookup table (one shard per value,
- * one round trip per server). A stale entry only adds a shard whose read then finds no row:
- * the owner's read keeps its own `WHERE column = ?`.
+ * The shards of the owner rows of `values`, from the rows a lookup read returned (see
+ * `lookup-read.ts`). A stale entry only adds a shard whose read then finds no row: the owner's
+ * read keeps its own `WHERE column = ?`.
  */
-export async function ownerShardsOf(
-  site: LookupSite,
-  values: readonly (readonly unknown[])[],
-  rules: ShardingRules,
-  dialect: SqlDialect,
-  run: (sql: string, parameters: readonly unknown[]) => Promise<{ records?: unknown[] }>,
-): Promise<OwnerShards> {
+export function ownerShardsOf(site: LookupSite, values: readonly (readonly unknown[])[], rows: readonly Record<string, unknown>[], rules: ShardingRules): OwnerShards {
   const shards = new Set<number>();
-  if (values.some((v) => v.length === 0)) return { shards, hits: 0, misses: 0 };
   const { index } = site;
-  const q = (c: string) => quoted(c, dialect);
-  // Every combination of the columns' values: a superset of the rows' (the owners' read keeps its own WHERE).
-  const where = index.columns.map((c, i) => `${q(c)} IN (${values[i]!.map(() => '?').join(', ')})`).join(' AND ');
-  const sql = `SELECT ${[...index.columns, index.ownerColumn].map(q).join(', ')} FROM ${q(index.lookupTable)} WHERE ${where}`;
-  const rows = ((await run(sql, values.flat())).records ?? []) as Record<string, unknown>[];
   const key = rules.ruleOf(index.table)!.shardKey!;
   for (const row of rows) shards.add(placeOf(key, partitionOf(key, row[index.ownerColumn])).shard);
   // Counted by the first column's values. A MySQL _ci column finds 'A@x' for 'a@x': counted by the rows' own spelling, at most the values asked.

@@ -30,12 +30,13 @@ export function routeByKey(
   // Plain loops below: this runs for every statement on a sharded table, once per reached partition.
   // Items of each prunable list, grouped by shard, duplicates dropped (first spelling kept).
   const perList: ListGroups[] = [];
-  const known = new Map<number, ReadonlySet<number>>();
+  // Each list's partitions: its groups' map itself (its keys), or every partition.
+  const known = new Map<number, { keys(): Iterable<number> }>();
   if (settings.pruning) {
     for (const list of prunableLists) {
       const groups = groupByShard(p.inLists[list]?.items ?? [], key);
       perList.push(groups);
-      known.set(list, groups.everywhere.length > 0 ? new Set(all()) : new Set(groups.byShard.keys()));
+      known.set(list, groups.everywhere.length > 0 ? new Set(all()) : groups.byShard);
     }
   }
   const selected = shardsOf(condition, p, key, known);

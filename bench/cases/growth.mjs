@@ -54,7 +54,7 @@ export async function runGrowth(ctx, admin) {
         try {
           const r = await measure(backend, shards, where, reps);
           out[backend].push(r);
-          log(`[growth] ${backend} ${shards} shards: initialize ${r.initMs.toFixed(0)} ms, RSS ${r.rssMiB.toFixed(0)} MiB, findOneBy ${r.findOneByUs?.toFixed(0)} µs, count() ${r.countCpuUsPerShard?.toFixed(1)} µs CPU/shard, plan cache ${(r.planCacheBytesPerShape / 1024).toFixed(1)} KiB/shape${r.error ? ` (error: ${r.error})` : ''}`);
+          log(`[growth] ${backend} ${shards} shards: initialize ${r.initMs.toFixed(0)} ms, RSS ${r.rssMiB.toFixed(0)} MiB, findOneBy ${r.findOneByUs?.toFixed(0)} µs, count() ${r.countCpuUsPerShard?.toFixed(1)} µs CPU/shard${r.rawCountCpuUsPerShard === undefined ? '' : ` (raw SQLite ${r.rawCountCpuUsPerShard.toFixed(1)}, the plugin's own ${r.pluginCountCpuUsPerShard.toFixed(1)})`}, plan cache ${(r.planCacheBytesPerShape / 1024).toFixed(1)} KiB/shape${r.error ? ` (error: ${r.error})` : ''}`);
         } catch (e) {
           out[backend].push({ shards, error: errorMessage(e) });
           log(`[growth] ${backend} ${shards} shards failed: ${errorMessage(e)}`);

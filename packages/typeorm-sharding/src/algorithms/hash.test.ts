@@ -46,4 +46,12 @@ describe('keyHash', () => {
   it('throws InvalidShardKeyError for a value that is not a key', () => {
     expect(() => keyHash(undefined, 'string')).toThrow(InvalidShardKeyError);
   });
+
+  it('hashes a safe-integer number as its decimal text, for either kind (digits hashed without the string)', () => {
+    for (const n of [0, -0, 7, -7, 10, 99, 100, 640_000, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]) {
+      expect(keyHash(n, 'integer')).toBe(zlib.crc32(String(n)));
+      expect(keyHash(n, 'string')).toBe(zlib.crc32(String(n)));
+    }
+    fc.assert(fc.property(fc.maxSafeInteger(), (n) => keyHash(n, 'integer') === zlib.crc32(String(n)) && keyHash(n, 'string') === zlib.crc32(String(n))));
+  });
 });

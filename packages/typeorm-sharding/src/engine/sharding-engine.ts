@@ -309,12 +309,10 @@ export class ShardingEngine {
       }
     }
     const planned = this.plan(sql, parameters);
-    const named = (s: PhysicalStatement): ExplainedStatement => ({
-      shard: this.targets[s.shard]!.name,
-      sql: s.sql,
-      parameters: s.parameters,
-      ...(s.branches ? { shards: [...new Set(s.branches.map((b) => this.targets[b.shard]!.name))] } : {}),
-    });
+    const named = (s: PhysicalStatement): ExplainedStatement =>
+      s.branches
+        ? { shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters, shards: [...new Set(s.branches.map((b) => this.targets[b.shard]!.name))] }
+        : { shard: this.targets[s.shard]!.name, sql: s.sql, parameters: s.parameters };
     switch (planned.kind) {
       case 'session':
         return [];

@@ -52,6 +52,7 @@ export async function executeStatements(
     if (failed) throw (failed as PromiseRejectedResult).reason;
     return outcomes.map((o) => (o as PromiseFulfilledResult<QueryResult>).value);
   }
+  if (!session.inTransaction && !settings.globalQueue && runsNow(statements, targets)) return executeNow(statements, targets, session, settings);
   if (statements.every((s) => targets[s.shard]!.inProcess === true)) {
     // In-process shards (SQLite) run synchronously: one after the other, stopping at the first failure.
     const results: QueryResult[] = [];
@@ -77,6 +78,49 @@ export async function executeStatements(
   await window.onIdle();
   if (failure !== undefined) throw failure;
   return results;
+}
+
+/**
+ * In-process shards outside a transaction: each statement is run at once (`ShardTarget.executeNow`),
+ * with no promise per shard — a scattered read of 1,024 SQLite files pays for 1,024 statements,
+ * not for 3,000 promises. What `runOne` does for such a statement otherwise: the event, the
+ * shard's failure.
+ */
+function executeNow(statements: readonly PhysicalStatement[], targets: readonly ShardTarget[], session: ShardSession, settings: ExecutorSettings): QueryResult[] {
+  const observed = settings.onPhysicalQuery !== undefined || settings.logPhysical !== undefined;
+  const results = new Array<QueryResult>(statements.length);
+  for (let i = 0; i < statements.length; i++) {
+    const statement = statements[i]!;
+    const target = targets[statement.shard]!;
+    const started = observed ? performance.now() : 0;
+    let result: QueryResult;
+    try {
+      result = target.executeNow!(statement.sql, statement.parameters, { exactIntegers: statement.exactIntegers });
+    } catch (cause) {
+      if (observed) reportNow(statement, targets, session, settings, started, 0, cause);
+      throw shardFailure(cause, { shard: target.name, physicalQuery: statement.sql, physicalParameters: statement.parameters });
+    }
+    if (observed) reportNow(statement, targets, session, settings, started, result.records?.length ? result.records.length : (result.affected ?? 0));
+    results[i] = result;
+  }
+  return results;
+}
+
+/** Every statement can run at once: on an in-process shard, written for it alone (not qualified, not coalesced). */
+function runsNow(statements: readonly PhysicalStatement[], targets: readonly ShardTarget[]): boolean {
+  for (const s of statements) if (targets[s.shard]!.executeNow === undefined || s.qualified === true || s.branches !== undefined) return false;
+  return true;
+}
+
+function reportNow(statement: PhysicalStatement, targets: readonly ShardTarget[], session: ShardSession, settings: ExecutorSettings, started: number, rowCount: number, error?: unknown): void {
+  reportPhysical(settings, session, {
+    ...placeOf(statement, targets),
+    sql: statement.sql,
+    parameters: statement.parameters,
+    durationMs: performance.now() - started,
+    rowCount,
+    ...(error === undefined ? {} : { error }),
+  });
 }
 
 /** Where a statement ran, for its event: the shard, its server, and a coalesced statement's branches. */

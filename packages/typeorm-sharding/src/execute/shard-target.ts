@@ -49,6 +49,11 @@ export interface ShardTarget {
    */
   readonly inProcess?: boolean;
   /**
+   * In-process shards: `execute` without a promise (the result, or the error `execute` would
+   * reject with, thrown), for the executor's loop over many shards outside a transaction.
+   */
+  readonly executeNow?: (sql: string, parameters: readonly unknown[], options?: ExecuteOptions) => QueryResult;
+  /**
    * Makes the shard's database the default database of a runner's connection (a pinned
    * transaction connection of its server), for a statement that names tables without it.
    */
@@ -111,7 +116,9 @@ export function dataSourceTarget(name: string, index: number, dataSource: DataSo
     return { ...base, execute: mysqlExecutor(dataSource.driver as MysqlDriver, viaRunner), check: mysqlCheck(poolConnection(dataSource.driver as MysqlDriver)) };
   }
   if (type === 'better-sqlite3') {
-    return { ...base, execute: sqliteExecutor(dataSource.driver as BetterSqlite3Driver), check: sqliteCheck(dataSource.driver as BetterSqlite3Driver), executesOnTransactionConnection: true, inProcess: true };
+    const executeNow = sqliteExecutor(dataSource.driver as BetterSqlite3Driver);
+    const execute: Execute = async (sql, parameters, _mode, options) => executeNow(sql, parameters, options);
+    return { ...base, execute, executeNow, check: sqliteCheck(dataSource.driver as BetterSqlite3Driver), executesOnTransactionConnection: true, inProcess: true };
   }
   return { ...base, execute: viaRunner, check: async () => undefined };
 }
@@ -254,9 +261,9 @@ interface SqliteStatement {
 /** Prepared statements kept per shard, as TypeORM's runner keeps them (FIFO, bounded). */
 const SQLITE_STATEMENT_CACHE = 200;
 
-function sqliteExecutor(driver: BetterSqlite3Driver): Execute {
+function sqliteExecutor(driver: BetterSqlite3Driver): NonNullable<ShardTarget['executeNow']> {
   const statements = new Map<string, SqliteStatement>();
-  return async (sql, parameters, _mode, options) => {
+  return (sql, parameters, options) => {
     // better-sqlite3 cannot bind booleans (TypeORM's runner converts them the same way).
     const values = parameters.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
     try {

@@ -3,7 +3,7 @@ import { TokenBuffer, TokenKind, lex } from './lexer.js';
 import { DEFINITION_VERBS } from './keywords.js';
 import { walkShape } from './shape.js';
 import { ParameterCountError } from './parameterize-error.js';
-import { TextMemo } from './text-memo.js';
+import { MemoKey, TextMemo } from './text-memo.js';
 
 // One buffer for every call: parameterize is synchronous and never re-entered.
 const tokens = new TokenBuffer();
@@ -18,12 +18,15 @@ function firstVerb(sql: string, t: TokenBuffer): string {
   return '';
 }
 
-/** A parameterized statement; `parserSql` is only written when first read (on a plan-cache miss). */
-class ParameterizedStatement implements ParameterizedSql {
-  private parserText: string | undefined;
-  /** Shared by the text cache's bindings of this statement (they are copies made with Object.create). */
-  readonly memo = new TextMemo();
+/** The parser text of a statement's text: a fact of the text, shared by its bindings. */
+const PARSER_TEXT = new MemoKey<string>('parser text');
 
+/**
+ * A parameterized statement; `parserSql` is only written when first read (on a plan-cache miss).
+ * The text cache's bindings of one text are statements of this class too (one shape for every
+ * stage's property reads), sharing the text's memo.
+ */
+export class ParameterizedStatement implements ParameterizedSql {
   constructor(
     readonly sql: string,
     readonly parameters: readonly unknown[],
@@ -32,15 +35,20 @@ class ParameterizedStatement implements ParameterizedSql {
     readonly inLists: readonly InListSlot[],
     readonly verb: string,
     private readonly dialect: SqlDialect,
+    readonly memo: TextMemo = new TextMemo(),
   ) {}
 
   get parserSql(): string {
-    if (this.parserText === undefined) {
+    return this.memo.get(PARSER_TEXT, () => {
       lex(this.sql, this.dialect, tokens);
       const definition = DEFINITION_VERBS.has(this.verb);
-      this.parserText = walkShape(this.sql, tokens, this.parameters, this.dialect, definition, true).parserSql;
-    }
-    return this.parserText;
+      return walkShape(this.sql, tokens, this.parameters, this.dialect, definition, true).parserSql;
+    });
+  }
+
+  /** The same text with other `?` values (their slots rebound; inline literals are part of the text). */
+  withParameters(parameters: readonly unknown[], slots: readonly ValueSlot[], inLists: readonly InListSlot[]): ParameterizedStatement {
+    return new ParameterizedStatement(this.sql, parameters, this.key, slots, inLists, this.verb, this.dialect, this.memo);
   }
 }
 
@@ -53,7 +61,7 @@ class ParameterizedStatement implements ParameterizedSql {
  *
  * @throws ParameterCountError when the `?` count differs from `parameters.length`.
  */
-export function parameterize(sql: string, parameters: readonly unknown[], dialect: SqlDialect): ParameterizedSql {
+export function parameterize(sql: string, parameters: readonly unknown[], dialect: SqlDialect): ParameterizedStatement {
   lex(sql, dialect, tokens);
   const verb = firstVerb(sql, tokens);
   const shape = walkShape(sql, tokens, parameters, dialect, DEFINITION_VERBS.has(verb), false);

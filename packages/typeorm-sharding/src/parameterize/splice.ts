@@ -36,6 +36,22 @@ export function inStartOrder<T extends { readonly start: number }>(edits: readon
   return out;
 }
 
+/** `edits` sorted by their start in place, ties in their given order (for an array the caller owns). */
+export function inStartOrderInPlace<T extends { readonly start: number }>(edits: T[]): T[] {
+  const n = edits.length;
+  if (n > INSERTION_SORT_MAX) return edits.sort(byStart); // stable
+  for (let i = 1; i < n; i++) {
+    const edit = edits[i]!;
+    let j = i - 1;
+    while (j >= 0 && edits[j]!.start > edit.start) {
+      edits[j + 1] = edits[j]!;
+      j--;
+    }
+    edits[j + 1] = edit;
+  }
+  return edits;
+}
+
 /**
  * Applies non-overlapping edits, given in any order, to `sql` in one pass. Edits that
  * share a start keep their given order (so several inserts at one point stay in order).

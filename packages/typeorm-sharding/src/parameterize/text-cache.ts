@@ -1,5 +1,5 @@
 import { ParameterCountError } from './parameterize-error.js';
-import { parameterize } from './parameterize.js';
+import { parameterize, type ParameterizedStatement } from './parameterize.js';
 import type { InListSlot, ParameterizedSql, SqlDialect, ValueSlot } from './parameterized-sql.js';
 
 /**
@@ -9,7 +9,7 @@ import type { InListSlot, ParameterizedSql, SqlDialect, ValueSlot } from './para
 const MAX_CACHED_TEXT = 2048;
 
 interface Entry {
-  readonly shape: ParameterizedSql;
+  readonly shape: ParameterizedStatement;
   readonly placeholders: number;
 }
 
@@ -57,13 +57,20 @@ export class ParameterizeCache {
 }
 
 /** The same shape with this statement's `?` values (inline literals are part of the text, so unchanged). */
-function rebind(shape: ParameterizedSql, parameters: readonly unknown[]): ParameterizedSql {
-  const bindSlot = (s: ValueSlot): ValueSlot => (s.paramIndex === undefined ? s : { ...s, value: parameters[s.paramIndex] });
-  const bindList = (l: InListSlot): InListSlot => ({ ...l, items: l.items.map(bindSlot) });
-  // Object.create keeps the lazily computed fields of the shape (parserSql) reachable.
-  const bound = Object.create(shape) as { -readonly [K in keyof ParameterizedSql]: ParameterizedSql[K] };
-  bound.parameters = parameters;
-  bound.slots = shape.slots.map(bindSlot);
-  bound.inLists = shape.inLists.map(bindList);
-  return bound;
+function rebind(shape: ParameterizedStatement, parameters: readonly unknown[]): ParameterizedSql {
+  // Plain loops: this runs for every statement whose text was seen before (every MySQL find).
+  const slots = new Array<ValueSlot>(shape.slots.length);
+  for (let i = 0; i < shape.slots.length; i++) slots[i] = bindSlot(shape.slots[i]!, parameters);
+  const inLists = new Array<InListSlot>(shape.inLists.length);
+  for (let l = 0; l < shape.inLists.length; l++) {
+    const list = shape.inLists[l]!;
+    const items = new Array<ValueSlot>(list.items.length);
+    for (let i = 0; i < items.length; i++) items[i] = bindSlot(list.items[i]!, parameters);
+    inLists[l] = { open: list.open, close: list.close, items, negated: list.negated };
+  }
+  return shape.withParameters(parameters, slots, inLists);
+}
+
+function bindSlot(s: ValueSlot, parameters: readonly unknown[]): ValueSlot {
+  return s.paramIndex === undefined ? s : { start: s.start, end: s.end, paramIndex: s.paramIndex, value: parameters[s.paramIndex], isNumericLiteral: s.isNumericLiteral };
 }

@@ -17,13 +17,15 @@ export class MemoKey<T> {
 
 /** The facts worked out about one text. */
 export class TextMemo {
-  private readonly facts = new Map<MemoKey<unknown>, unknown>();
+  /** Made on the first fact: SQLite texts with inline values are often planned once and never asked. */
+  private facts: Map<MemoKey<unknown>, unknown> | undefined;
 
   /** The fact `key`, computed by `compute` the first time it is asked for. */
   get<T>(key: MemoKey<T>, compute: () => T): T {
-    if (this.facts.has(key)) return this.facts.get(key) as T;
+    const facts = (this.facts ??= new Map());
+    if (facts.has(key)) return facts.get(key) as T;
     const value = compute();
-    this.facts.set(key, value);
+    facts.set(key, value);
     return value;
   }
 }

@@ -14,6 +14,7 @@ import type { PrintedSql } from '../plan/nodes/print-sql.js';
 import type { RouteUnit } from '../route/index.js';
 import type { PhysicalStatement } from './physical-statement.js';
 import { applyTokens, type SqlToken } from './sql-token.js';
+import { inStartOrderInPlace } from '../parameterize/index.js';
 import { topLevelClauses } from './top-level-clauses.js';
 import { derivedColumnTokens } from './tokens/derived-columns.js';
 import { groupByTokens } from './tokens/group-by.js';
@@ -112,6 +113,8 @@ function orSpans(ctx: RewriteContext, shared: readonly SqlToken[]): (OrSpan | un
   return spans.map((span) => (span && offsets.some((at) => at >= span.inner && at <= span.close) ? undefined : span));
 }
 
+const NO_TOKENS: readonly SqlToken[] = Object.freeze([]);
+
 /** Where a statement runs: a shard, and its physical table there under a layout. */
 export interface UnitPlace {
   readonly shard: number;
@@ -126,11 +129,11 @@ export function unitStatement(unit: UnitPlace, p: ParameterizedSql, tokens: read
   const { addressing, layout } = ctx;
   let all = tokens;
   if (addressing || layout) {
-    const more = all.slice();
-    // The database goes in front of the name first: both start where the table's name does.
-    if (addressing) for (const token of qualifyTokens(addressing.sites, addressing.databaseOf(unit.shard))) more.push(token);
-    if (layout) for (const token of tableNameTokens(layout, unit.table ?? 0)) more.push(token);
-    all = more;
+    const qualified = addressing ? qualifyTokens(addressing.sites, addressing.databaseOf(unit.shard)) : NO_TOKENS;
+    const named = layout ? tableNameTokens(layout, unit.table ?? 0) : NO_TOKENS;
+    // One array, in start order (applyTokens then keeps it as it is). The database goes in front
+    // of the name first: both start where the table's name does.
+    all = inStartOrderInPlace([...tokens, ...qualified, ...named]);
   }
   const { sql, parameters } = applyTokens(p, all);
   const statement: { -readonly [K in keyof PhysicalStatement]: PhysicalStatement[K] } = { shard: unit.shard, sql, parameters };

@@ -16,8 +16,8 @@ export function shardsOf(
   condition: KeyCondition,
   p: ParameterizedSql,
   key: ShardKeyRule,
-  /** Shards of IN lists already grouped by the caller (so their values are not hashed twice). */
-  known?: ReadonlyMap<number, ReadonlySet<number>>,
+  /** Shards of IN lists already grouped by the caller (so their values are not hashed twice): the keys of a set or map. */
+  known?: ReadonlyMap<number, { keys(): Iterable<number> }>,
 ): ShardSet {
   switch (condition.kind) {
     case 'any':
@@ -26,7 +26,7 @@ export function shardsOf(
       const set = new Set<number>();
       for (const ref of condition.refs) {
         const grouped = ref.kind === 'in-list' ? known?.get(ref.list) : undefined;
-        if (grouped) for (const shard of grouped) set.add(shard);
+        if (grouped) for (const shard of grouped.keys()) set.add(shard);
         else
           for (const value of valuesOf(ref, p)) {
             if (value === null || value === undefined) continue;

@@ -309,6 +309,32 @@ describe('routeByKey properties', () => {
   });
 });
 
+describe('routeByKey over numbers only (the usual TypeORM list: deduplicated without canonical text)', () => {
+  it('partitions any list of integers, duplicates and -0 included, over up to 64 shards, shards ascending', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          values: fc.array(fc.oneof(fc.integer({ min: -20, max: 300 }), fc.constant(-0)), { minLength: 1, maxLength: 300 }),
+          shardCount: fc.integer({ min: 1, max: 64 }),
+          max: fc.integer({ min: 1, max: 40 }),
+        }),
+        ({ values, shardCount, max }) => {
+          const template = `SELECT \`T\`.\`id\` AS \`T_id\` FROM \`orders\` \`T\` WHERE ((\`T\`.\`id\` IN (${values.map(() => '?').join(', ')})))`;
+          const r = route(template, values, 'mysql', shardCount, { pruning: true, maxInValuesPerQuery: max }).route;
+          checkPartition(r, values, shardCount, max, (v) => rulesOf(shardCount).ruleOf('orders')!.shardKey!.algorithm.shardIndexOf(v));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('keeps the first of equal numbers, and 0 and -0 are one key', () => {
+    const sql = 'SELECT `T`.`id` AS `T_id` FROM `orders` `T` WHERE ((`T`.`id` IN (?, ?, ?, ?, ?)))';
+    const r = route(sql, [5, 9, 5, 0, -0], 'mysql').route;
+    expect(r.kind === 'units' && r.units.flatMap((u) => u.lists.get(0)!.map((i) => i.paramIndex)).sort()).toEqual([0, 1, 3]);
+  });
+});
+
 describe('shardsOf', () => {
   const key = rulesOf(4).ruleOf('orders')!.shardKey!;
   /** A ParameterizedSql with just the slot values and IN lists a condition reads. */

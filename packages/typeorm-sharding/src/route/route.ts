@@ -20,41 +20,76 @@ export function routeByKey(
   settings: RouteSettings,
   prunableOrs: readonly PrunableOr[] = [],
 ): Route {
-  const all = (): number[] => Array.from({ length: partitionCountOf(key, shardCount) }, (_, i) => i);
+  const count = partitionCountOf(key, shardCount);
+  const all = (): number[] => {
+    const out = new Array<number>(count);
+    for (let i = 0; i < count; i++) out[i] = i;
+    return out;
+  };
   const unit = (partition: number, lists: ReadonlyMap<number, readonly ValueSlot[]>): RouteUnit => (key.layout ? { ...placeOf(key, partition), lists } : { shard: partition, lists });
+  // Plain loops below: this runs for every statement on a sharded table, once per reached partition.
   // Items of each prunable list, grouped by shard, duplicates dropped (first spelling kept).
-  const perList = settings.pruning ? prunableLists.map((list) => groupByShard(p.inLists[list]?.items ?? [], key)) : [];
-  const known = new Map<number, ReadonlySet<number>>(
-    perList.map((groups, i) => [prunableLists[i]!, groups.everywhere.length > 0 ? new Set(all()) : new Set(groups.byShard.keys())]),
-  );
+  const perList: ListGroups[] = [];
+  // Each list's partitions: its groups' map itself (its keys), or every partition.
+  const known = new Map<number, { keys(): Iterable<number> }>();
+  if (settings.pruning) {
+    for (const list of prunableLists) {
+      const groups = groupByShard(p.inLists[list]?.items ?? [], key);
+      perList.push(groups);
+      known.set(list, groups.everywhere.length > 0 ? new Set(all()) : groups.byShard);
+    }
+  }
   const selected = shardsOf(condition, p, key, known);
   if (selected !== 'all' && selected.size === 0) return { kind: 'nowhere' };
   // The naive baseline: every shard gets the statement with its lists whole.
-  if (!settings.pruning) return { kind: 'units', units: all().map((partition) => unit(partition, new Map())) };
-  const candidates = selected === 'all' ? all() : [...selected].sort((a, b) => a - b);
+  if (!settings.pruning) return { kind: 'units', units: all().map((partition) => unit(partition, NO_LISTS)) };
+  const candidates = selected === 'all' ? all() : ascending(selected);
   // The partitions of each term of each prunable OR, worked out once.
-  const orTerms = prunableOrs.map((or) => or.terms.map((term) => shardsOf(term.condition, p, key, known)));
+  const orTerms = prunableOrs.length === 0 ? [] : prunableOrs.map((or) => or.terms.map((term) => shardsOf(term.condition, p, key, known)));
 
   const units: RouteUnit[] = [];
   for (const partition of candidates) {
-    const lists = new Map<number, readonly ValueSlot[]>();
+    // Undefined when no list is prunable: such units share one empty map.
+    let lists: Map<number, readonly ValueSlot[]> | undefined;
     let empty = false;
-    prunableLists.forEach((list, i) => {
+    for (let i = 0; i < prunableLists.length; i++) {
       const groups = perList[i]!;
-      const own = groups.byShard.get(partition) ?? [];
+      const own = groups.byShard.get(partition) ?? NONE;
       const items = groups.everywhere.length === 0 ? own : mergeInOrder(own, groups.everywhere);
       if (items.length === 0) empty = true;
-      lists.set(list, items);
-    });
+      (lists ??= new Map()).set(prunableLists[i]!, items);
+    }
     // An AND-ed IN list with no value on this partition: no row of it can match.
     if (empty) continue;
-    const ors = keptTerms(orTerms, partition);
+    const ors = orTerms.length === 0 ? undefined : keptTerms(orTerms, partition);
     // An AND-ed OR with no term that can be true on this partition: neither.
     if (ors === 'none') continue;
-    for (const batch of batches(lists, settings.maxInValuesPerQuery)) units.push(ors ? { ...unit(partition, batch), ors } : unit(partition, batch));
+    const longest = lists && longestOver(lists, settings.maxInValuesPerQuery);
+    if (longest === undefined) units.push(ors ? { ...unit(partition, lists ?? NO_LISTS), ors } : unit(partition, lists ?? NO_LISTS));
+    else for (const batch of batches(lists!, longest, settings.maxInValuesPerQuery)) units.push(ors ? { ...unit(partition, batch), ors } : unit(partition, batch));
   }
   return units.length === 0 ? { kind: 'nowhere' } : { kind: 'units', units };
 }
+
+/** The partitions of a set, ascending (a few by insertion, with no comparator to call). */
+function ascending(set: ReadonlySet<number>): number[] {
+  if (set.size > 32) return [...set].sort((a, b) => a - b);
+  const out = new Array<number>(set.size);
+  let n = 0;
+  for (const partition of set) {
+    let j = n++;
+    while (j > 0 && out[j - 1]! > partition) {
+      out[j] = out[j - 1]!;
+      j--;
+    }
+    out[j] = partition;
+  }
+  return out;
+}
+
+/** The lists of a unit that cuts none: one map, shared by every such unit (no stage writes to a unit's lists). */
+const NO_LISTS: ReadonlyMap<number, readonly ValueSlot[]> = Object.freeze(new Map<number, readonly ValueSlot[]>());
+const NONE: readonly ValueSlot[] = Object.freeze([]);
 
 /** The items of one IN list by partition; `everywhere` holds the items that name no one key (see `partitionOfValue`). */
 interface ListGroups {
@@ -65,7 +100,10 @@ interface ListGroups {
 function groupByShard(items: readonly ValueSlot[], key: ShardKeyRule): ListGroups {
   const byShard = new Map<number, ValueSlot[]>();
   const everywhere: ValueSlot[] = [];
-  const seen = new Set<string>();
+  // Safe-integer numbers only (TypeORM's usual list): two are one key exactly when they are
+  // equal (their canonical text is `String(n)`), so no canonical text is made for them.
+  const numeric = allSafeIntegers(items);
+  const seen = new Set<unknown>();
   for (const item of items) {
     // NULL in an IN list matches nothing.
     if (item.value === null || item.value === undefined) continue;
@@ -74,7 +112,7 @@ function groupByShard(items: readonly ValueSlot[], key: ShardKeyRule): ListGroup
       everywhere.push(item);
       continue;
     }
-    const canonical = dedupeKeyOf(item.value, key);
+    const canonical = numeric ? item.value : dedupeKeyOf(item.value, key);
     if (seen.has(canonical)) continue;
     seen.add(canonical);
     let list = byShard.get(shard);
@@ -84,16 +122,31 @@ function groupByShard(items: readonly ValueSlot[], key: ShardKeyRule): ListGroup
   return { byShard, everywhere };
 }
 
+function allSafeIntegers(items: readonly ValueSlot[]): boolean {
+  for (const item of items) if (!Number.isSafeInteger(item.value)) return false;
+  return true;
+}
+
 /** Two lists of items of one IN list, in the list's order (by position in the text). */
 function mergeInOrder(a: readonly ValueSlot[], b: readonly ValueSlot[]): ValueSlot[] {
   return [...a, ...b].sort((x, y) => x.start - y.start);
 }
 
-/** Splits the longest list of a partition into batches; the other lists go whole with each batch. */
-function batches(lists: Map<number, readonly ValueSlot[]>, max: number): ReadonlyMap<number, readonly ValueSlot[]>[] {
+/** The list of a partition to split into batches (its longest), or undefined when every list fits in one. */
+function longestOver(lists: ReadonlyMap<number, readonly ValueSlot[]>, max: number): number | undefined {
   let longest: number | undefined;
-  for (const [list, items] of lists) if (longest === undefined || items.length > lists.get(longest)!.length) longest = list;
-  if (longest === undefined || lists.get(longest)!.length <= max) return [lists];
+  let length = 0;
+  for (const [list, items] of lists) {
+    if (longest === undefined || items.length > length) {
+      longest = list;
+      length = items.length;
+    }
+  }
+  return length > max ? longest : undefined;
+}
+
+/** Splits the `longest` list of a partition into batches; the other lists go whole with each batch. */
+function batches(lists: Map<number, readonly ValueSlot[]>, longest: number, max: number): ReadonlyMap<number, readonly ValueSlot[]>[] {
   const items = lists.get(longest)!;
   const out: Map<number, readonly ValueSlot[]>[] = [];
   for (let i = 0; i < items.length; i += max) {

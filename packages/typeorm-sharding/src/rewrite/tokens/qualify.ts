@@ -37,8 +37,21 @@ export class QualificationSites {
   }
 }
 
-/** The shard's database in front of each of `sites`. */
-export function qualifyTokens(sites: readonly number[], database: string): SqlToken[] {
-  const text = databasePrefix(database);
-  return sites.map((at) => ({ start: at, end: at, text }));
+/**
+ * The tokens of each text's sites by database, made once: the sites of a text are one array
+ * (its memo's), and every statement of the text to one shard gets the same tokens.
+ */
+const tokensBySites = new WeakMap<readonly number[], Map<string, readonly SqlToken[]>>();
+
+/** The shard's database in front of each of `sites` (the array is shared: do not change it). */
+export function qualifyTokens(sites: readonly number[], database: string): readonly SqlToken[] {
+  let byDatabase = tokensBySites.get(sites);
+  if (byDatabase === undefined) tokensBySites.set(sites, (byDatabase = new Map()));
+  let tokens = byDatabase.get(database);
+  if (tokens === undefined) {
+    const text = databasePrefix(database);
+    tokens = Object.freeze(sites.map((at) => Object.freeze({ start: at, end: at, text })));
+    byDatabase.set(database, tokens);
+  }
+  return tokens;
 }

@@ -134,12 +134,19 @@ let serverPid;
 export function findServerPid() {
   if (serverPid !== undefined) return serverPid;
   serverPid = null;
+  // Several servers may run on one machine: the one listening on the benchmark's port (a
+  // `--port=` on its command line), else the first found (the machine's own, on its default port).
+  const port = process.env.BENCH_MYSQL_PORT;
   try {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
         const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
         if (comm === 'mariadbd' || comm === 'mysqld') {
+          const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+          const listed = args.find((a) => a.startsWith('--port='));
+          const ours = port === undefined || (listed === undefined ? port === '3306' : listed === `--port=${port}`);
+          if (!ours) continue;
           serverPid = Number(entry);
           break;
         }

@@ -4,7 +4,7 @@
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile.mjs --case=find-in --in=8 --clients=16 --seconds=10
 //   node bench/profile-summary.mjs /tmp/prof/*.cpuprofile
 // cases: find-one (sharded findOneBy), find-one-plain, find-in (sharded, pruned), find-in-plain,
-//        find-in-raw (mysql2 hand-routing), explain (planner only), sqlite-find-one,
+//        find-in-raw (mysql2 hand-routing), find-in-union (raw UNION ALL per server), explain (planner only), sqlite-find-one,
 //        sqlite-find-one-plain, sqlite-find-in (--in), sqlite-find-in-hand, sqlite-find-in-plain, deep-page (OFFSET --offset, 16 shards)
 import 'reflect-metadata';
 import { In } from 'typeorm';
@@ -12,6 +12,9 @@ import { closedLoop } from './lib/loop.mjs';
 import { Order, Page } from './lib/entities.mjs';
 import { MAX_IN, WINDOW, plainMariadb, rawPools, shardedMariadb, sqlitePair } from './lib/setup.mjs';
 import { groupByShard, idLists, runWindow } from './lib/util.mjs';
+import mysql from 'mysql2/promise';
+import { MARIADB } from './lib/mariadb.mjs';
+import { rawUnionOf } from './cases/by-hand.mjs';
 
 const flags = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
 const kase = flags.case ?? 'find-in';
@@ -44,12 +47,14 @@ if (kase.startsWith('sqlite')) {
   const offset = Number(flags.offset ?? 10_000);
   op = () => ds.getRepository(Page).find({ order: { createdAt: 'DESC', id: 'DESC' }, skip: offset, take: 20 });
 } else {
-  const sharded = await shardedMariadb({ count: 64, entities: [Order], poolSize: 2 }).initialize();
+  const sharded = await shardedMariadb({ count: 64, entities: [Order], poolSize: Number(flags.pool ?? 16) }).initialize();
   const plain = await plainMariadb({ entities: [Order], poolSize: 16 }).initialize();
   close.push(sharded, plain);
   const lists = idLists(kase.startsWith('find-one') ? 1 : n, 256, total, 7);
   const algorithm = sharded.shardingRules.ruleOf('orders').shardKey.algorithm;
   const pools = rawPools(64, 2);
+  const serverPool = mysql.createPool({ ...MARIADB, connectionLimit: 16 });
+  close.push({ destroy: () => serverPool.end() });
   close.push({ destroy: () => Promise.all(pools.map((p) => p.end())) });
   const sql = (ids) => sharded.createQueryBuilder(Order, 'Order').setFindOptions({ where: { id: In(ids) } }).getQueryAndParameters();
   const explained = lists.map(sql);
@@ -60,6 +65,11 @@ if (kase.startsWith('sqlite')) {
     'find-in-plain': (i) => plain.getRepository(Order).find({ where: { id: In(lists[i % 256]) } }),
     'find-in-raw': (i) =>
       runWindow(groupByShard(lists[i % 256], (id) => algorithm.shardIndexOf(id), MAX_IN).map((u) => () => pools[u.shard].query('SELECT `id`, `buyerId`, `amount`, `note`, `createdAt` FROM `orders` WHERE `id` IN (?)', [u.values])), WINDOW),
+    'find-in-union': (i) => {
+      const units = groupByShard(lists[i % 256], (id) => algorithm.shardIndexOf(id), MAX_IN);
+      const { sql: texts, values } = rawUnionOf(units);
+      return runWindow(texts.map((text, b) => () => serverPool.query(text, values[b]).then((r) => r[0])), WINDOW);
+    },
     explain: async (i) => {
       for (let k = 0; k < 100; k++) sharded.explain(...explained[(i * 100 + k) % 256]);
     },

@@ -23,7 +23,8 @@ import { errorMessage, log } from './lib/util.mjs';
 import { writeReport } from './lib/report.mjs';
 import { runMatrix } from './cases/matrix.mjs';
 import { runOverhead } from './cases/overhead.mjs';
-import { runByHand } from './cases/by-hand.mjs';
+import { runByHand, BY_HAND_SIZES, BY_HAND_CONCURRENCY } from './cases/by-hand.mjs';
+import { runLayouts } from './cases/layouts.mjs';
 import { runPlanner, runPlanCacheSweep } from './cases/planner.mjs';
 import { runDeepPaging } from './cases/deep-paging.mjs';
 import { runRouter } from './cases/router.mjs';
@@ -168,6 +169,9 @@ async function main() {
     }
     await guarded('overhead', 'overhead', runOverhead);
     await guarded('by-hand', 'byHand', runByHand);
+    // Issue 18: the table layouts by hand; part of by-hand (its ceiling), or alone.
+    if (wants('by-hand')) cfg.only?.add('layouts');
+    await guarded('layouts', 'layouts', (c) => runLayouts(c, { sizes: BY_HAND_SIZES, concurrency: BY_HAND_CONCURRENCY, admin }));
     await guarded('matrix', 'matrix', runMatrix);
     await guarded('deep-paging', 'deepPaging', runDeepPaging);
     await guarded('router', 'router', runRouter);

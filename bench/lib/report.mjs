@@ -503,17 +503,37 @@ export function writeReport(R, dir) {
   L.push('');
   L.push(`*plugin*: \`repo.find({ where: { id: In(ids) } })\` on the ShardedDataSource. *hand-written TypeORM*: the ids grouped by shard with the same hash, split into batches of ${meta.maxIn}, one \`find({ where: { id: In(group) } })\` per batch on \`ds.getShardDataSource(name)\`, at most ${B?.window ?? meta.window} in flight (the plugin's window). *raw mysql2*: the same routing and window with \`pool.query\` on one mysql2 pool per shard — the no-ORM limit. *raw UNION ALL*: the same pruned statements, database-qualified and coalesced by hand into one UNION ALL per 16 shards over one raw mysql2 pool for the server — the database-per-shard ceiling of the plugin's default (issue 18). Ratio = plugin time per call / baseline time per call; *plugin / raw UNION ALL* is a throughput ratio (≥ 0.9 is the goal).`);
   L.push('');
-  L.push('| IN size | clients | plugin qps | plugin p50 / p99 ms | hand TypeORM qps | hand TypeORM p50 / p99 ms | raw mysql2 qps | raw mysql2 p50 / p99 ms | raw UNION ALL qps | plugin / hand TypeORM | plugin / raw mysql2 | plugin / raw UNION ALL (throughput) | Node CPU µs per call: plugin / hand / raw |');
-  L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  L.push('| IN size | clients | plugin qps | plugin p50 / p99 ms | hand TypeORM qps | hand TypeORM p50 / p99 ms | raw mysql2 qps | raw mysql2 p50 / p99 ms | raw UNION ALL qps | TypeORM over UNION ALL qps | plugin / hand TypeORM | plugin / raw mysql2 | plugin / raw UNION ALL (throughput) | plugin / TypeORM over UNION ALL (throughput) | Node CPU µs per call: plugin / hand / raw / raw UNION ALL / TypeORM over UNION ALL |');
+  L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   const pp = (r) => `${ms(r.p50)} / ${ms(r.p99)}`;
   for (const cell of B?.cells ?? []) {
     const r1 = pairedRatio(cell.handTypeorm, cell.plugin).value;
     const r2 = pairedRatio(cell.rawMysql2, cell.plugin).value;
     const r3 = cell.rawUnion && !cell.rawUnion.error ? pairedRatio(cell.plugin, cell.rawUnion).value : NaN;
-    L.push(`| ${cell.n} | ${cell.c} | ${cellText(cell.plugin, (r) => n0(r.qps))} | ${cellText(cell.plugin, pp)} | ${cellText(cell.handTypeorm, (r) => n0(r.qps))} | ${cellText(cell.handTypeorm, pp)} | ${cellText(cell.rawMysql2, (r) => n0(r.qps))} | ${cellText(cell.rawMysql2, pp)} | ${cellText(cell.rawUnion, (r) => n0(r.qps))} | ${x2(r1)} ${Number.isFinite(r1) ? (r1 <= 1 ? '✅' : '❌') : ''} | ${x2(r2)} | ${f2(r3)} ${Number.isFinite(r3) ? (r3 >= 0.9 ? '✅' : '❌') : ''} | ${n0(cell.plugin?.nodeCpuUs)} / ${n0(cell.handTypeorm?.nodeCpuUs)} / ${n0(cell.rawMysql2?.nodeCpuUs)} |`);
+    const r4 = cell.typeormUnion && !cell.typeormUnion.error ? pairedRatio(cell.plugin, cell.typeormUnion).value : NaN;
+    L.push(`| ${cell.n} | ${cell.c} | ${cellText(cell.plugin, (r) => n0(r.qps))} | ${cellText(cell.plugin, pp)} | ${cellText(cell.handTypeorm, (r) => n0(r.qps))} | ${cellText(cell.handTypeorm, pp)} | ${cellText(cell.rawMysql2, (r) => n0(r.qps))} | ${cellText(cell.rawMysql2, pp)} | ${cellText(cell.rawUnion, (r) => n0(r.qps))} | ${cellText(cell.typeormUnion, (r) => n0(r.qps))} | ${x2(r1)} ${Number.isFinite(r1) ? (r1 <= 1 ? '✅' : '❌') : ''} | ${x2(r2)} | ${f2(r3)} ${Number.isFinite(r3) ? (r3 >= 0.9 ? '✅' : '❌') : ''} | ${f2(r4)} | ${n0(cell.plugin?.nodeCpuUs)} / ${n0(cell.handTypeorm?.nodeCpuUs)} / ${n0(cell.rawMysql2?.nodeCpuUs)} / ${n0(cell.rawUnion?.nodeCpuUs)} / ${n0(cell.typeormUnion?.nodeCpuUs)} |`);
   }
   if (B?.error) L.push(`\nfailed: ${B.error}`);
   L.push('');
+  L.push('*TypeORM over UNION ALL*: TypeORM\'s own `find` (SQL build, hydration into entities) on the unsharded DataSource with a query runner that sends the hand-written UNION ALL instead of its text — what any plugin that keeps TypeORM\'s `find` can reach; *raw UNION ALL* has no ORM at all, so the gap between the two is TypeORM\'s, and *plugin / TypeORM over UNION ALL* is the plugin\'s own share.');
+  L.push('');
+  const LY = R.layouts;
+  if (LY) {
+    L.push('### 4b. One statement per server under other table layouts (by hand, raw mysql2)');
+    L.push('');
+    L.push('The same pruned lookup sent as one statement per server with no plugin and no ORM, the shards\' tables addressed three ways, against the same IN on one unsharded table (issue 18). *databases*: a database per shard, one UNION ALL branch per shard (today\'s layout). *tables*: a table per shard (`orders_<i>`) in one database, one UNION ALL branch per table. *partitions*: one table `PARTITION BY LIST` on a stored bucket column (the shard index), one statement `… WHERE (bucket, id) IN ((3, 11), …)` (the server prunes to the buckets\' partitions; naming them with `PARTITION (p3, p17, …)` and `WHERE id IN (all ids)` instead looks every id up in every named partition: 25× slower at IN 128). Ratio = layout / unsharded throughput (≥ 0.75 is the goal of §2).');
+    L.push('');
+    L.push('| IN size | clients | unsharded qps | databases qps | tables qps | partitions qps | databases / unsharded | tables / unsharded | partitions / unsharded | Node CPU µs per call: unsharded / databases / tables / partitions | server CPU µs per call: unsharded / databases / tables / partitions |');
+    L.push('|---|---|---|---|---|---|---|---|---|---|---|');
+    for (const cell of LY.cells ?? []) {
+      const ratio = (k) => (cell[k] && !cell[k].error && cell.unsharded && !cell.unsharded.error ? pairedRatio(cell[k], cell.unsharded).value : NaN);
+      const mark = (v) => `${f2(v)} ${Number.isFinite(v) ? (v >= 0.75 ? '✅' : '❌') : ''}`;
+      const keys = ['unsharded', 'databases', 'tables', 'partitions'];
+      L.push(`| ${cell.n} | ${cell.c} | ${keys.map((k) => cellText(cell[k], (r) => n0(r.qps))).join(' | ')} | ${mark(ratio('databases'))} | ${mark(ratio('tables'))} | ${mark(ratio('partitions'))} | ${keys.map((k) => n0(cell[k]?.nodeCpuUs)).join(' / ')} | ${keys.map((k) => n0(cell[k]?.serverCpuUs)).join(' / ')} |`);
+    }
+    if (LY.error) L.push(`\nfailed: ${LY.error}`);
+    L.push('');
+  }
 
   // 5. planner
   L.push('## 5. Planner alone');

@@ -6,7 +6,7 @@ import { shardFailure } from '../execute/shard-failure.js';
 import type { ShardTarget } from '../execute/shard-target.js';
 import { shardsHolding } from '../execute/shards-holding.js';
 import { streamStatements } from '../execute/stream-statements.js';
-import { buildMerge, cappedInputsProven, collectRows, createRowComparator, type MergeSpec, type Row, type SortKey } from '../merge/index.js';
+import { buildMerge, cappedInputsProven, collectRows, concatBuffered, createRowComparator, type MergeSpec, type Row, type SortKey } from '../merge/index.js';
 import { locatePage } from '../merge/locate-page.js';
 import { ParameterizeCache, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
@@ -217,7 +217,8 @@ export class ShardingEngine {
           return rowsResult(await collectRows(buildMerge(read.merge, streamStatements(read.statements, this.targets, session, this.executor))));
         }
         const results = await executeStatements(read.statements, this.targets, session, this.executor);
-        return rowsResult(await collectRows(buildMerge(read.merge, results.map((r) => arrayStream((r.records ?? []) as Row[])))));
+        const parts = results.map((r) => (r.records ?? []) as Row[]);
+        return rowsResult(concatBuffered(read.merge, parts) ?? (await collectRows(buildMerge(read.merge, parts.map(arrayStream)))));
       }
     }
   }

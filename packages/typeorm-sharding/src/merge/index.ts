@@ -33,6 +33,7 @@ export { createCompute, type ComputeOperator } from './compute.js';
 export { buildMerge, inputOrderOf, type MergePipeline } from './build-merge.js';
 export { explainTree } from './explain.js';
 export { collectRows } from './collect-rows.js';
+export { concatBuffered, isPlainConcat } from './concat-buffered.js';
 export { createListedOrder, type ListedOrderOperator } from './listed-order.js';
 export { combineBranches, setOperation, type SetOperation, type SetPrecedence } from './set-operations.js';
 export { cappedInputsProven } from './capped-inputs.js';

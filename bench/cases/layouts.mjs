@@ -1,0 +1,88 @@
+// Issue 18, item 3, second half: what one statement per server gives when the shards' tables
+// are addressed differently, measured by hand with raw mysql2 (no plugin, no ORM), against the
+// same IN on one unsharded table:
+//   databases  one database per shard, one UNION ALL branch per shard (the plugin's layout today)
+//   tables     one table per shard in one database (`orders_<i>`), one UNION ALL branch per table
+//   partitions one table PARTITION BY LIST on a stored bucket column (the shard index), one
+//              statement `WHERE (bucket, id) IN ((3, 11), …)`: the server prunes the partitions
+// The copies are made on the server from the loaded shards (INSERT … SELECT) and dropped after.
+import mysql from 'mysql2/promise';
+import { alternate, verify } from '../lib/loop.mjs';
+import { MARIADB, PLAIN_DB, shardDb } from '../lib/mariadb.mjs';
+import { groupByShard, idLists, log, runWindow } from '../lib/util.mjs';
+import { MAX_IN, WINDOW } from '../lib/setup.mjs';
+
+export const LAYOUT_DB = 'bench_layouts';
+export const LAYOUT_VARIANTS = ['unsharded', 'databases', 'tables', 'partitions'];
+const COLUMNS = '`id`, `buyerId`, `amount`, `note`, `createdAt`';
+const BRANCHES = 16;
+const DDL = '`id` bigint NOT NULL, `buyerId` int NOT NULL, `amount` int NOT NULL, `note` varchar(40) NOT NULL, `createdAt` datetime NOT NULL';
+
+async function createLayouts(admin, shards) {
+  await admin.query(`DROP DATABASE IF EXISTS \`${LAYOUT_DB}\``);
+  await admin.query(`CREATE DATABASE \`${LAYOUT_DB}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci`);
+  const partitions = Array.from({ length: shards }, (_, i) => `PARTITION p${i} VALUES IN (${i})`).join(', ');
+  await admin.query(`CREATE TABLE \`${LAYOUT_DB}\`.\`orders_part\` (${DDL}, \`bucket\` smallint NOT NULL, PRIMARY KEY (\`id\`, \`bucket\`)) ENGINE=InnoDB PARTITION BY LIST (\`bucket\`) (${partitions})`);
+  for (let i = 0; i < shards; i++) {
+    await admin.query(`CREATE TABLE \`${LAYOUT_DB}\`.\`orders_${i}\` (${DDL}, PRIMARY KEY (\`id\`)) ENGINE=InnoDB`);
+    await admin.query(`INSERT INTO \`${LAYOUT_DB}\`.\`orders_${i}\` SELECT ${COLUMNS} FROM \`${shardDb(i)}\`.\`orders\``);
+    await admin.query(`INSERT INTO \`${LAYOUT_DB}\`.\`orders_part\` SELECT ${COLUMNS}, ${i} FROM \`${shardDb(i)}\`.\`orders\``);
+  }
+}
+
+/** One statement per batch of `BRANCHES` shards: a UNION ALL of one branch per shard, each naming its table with `tableOf`. */
+function unionOf(units, tableOf) {
+  const texts = [];
+  const values = [];
+  for (let i = 0; i < units.length; i += BRANCHES) {
+    const batch = units.slice(i, i + BRANCHES);
+    texts.push(batch.map((u) => `(SELECT ${COLUMNS} FROM ${tableOf(u.shard)} WHERE \`id\` IN (?))`).join(' UNION ALL '));
+    values.push(batch.map((u) => u.values));
+  }
+  return { texts, values };
+}
+
+export async function runLayouts(ctx, { sizes, concurrency, admin }) {
+  const { cfg, totalOrders, shardIndexOf } = ctx;
+  const shards = ctx.dsOn.shardNames.length;
+  const started = Date.now();
+  await createLayouts(admin, shards);
+  log(`[layouts] copies made in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const pool = mysql.createPool({ ...MARIADB, connectionLimit: cfg.serverPoolSize });
+  const flat = (parts) => (parts.length === 1 ? parts[0] : parts.flat());
+  const union = (tableOf) => (ids) => {
+    const { texts, values } = unionOf(groupByShard(ids, shardIndexOf, MAX_IN), tableOf);
+    return runWindow(texts.map((t, b) => () => pool.query(t, values[b]).then((r) => r[0])), WINDOW).then(flat);
+  };
+  const ops = {
+    unsharded: (ids) => pool.query(`SELECT ${COLUMNS} FROM \`${PLAIN_DB}\`.\`orders\` WHERE \`id\` IN (?)`, [ids]).then((r) => r[0]),
+    databases: union((s) => `\`${shardDb(s)}\`.\`orders\``),
+    tables: union((s) => `\`${LAYOUT_DB}\`.\`orders_${s}\``),
+    // (bucket, id) pairs: the server prunes to the buckets' partitions and looks each id up in its
+    // own one (`PARTITION (…) WHERE id IN (…)` looks every id up in every partition named).
+    partitions: (ids) => pool.query(`SELECT ${COLUMNS} FROM \`${LAYOUT_DB}\`.\`orders_part\` FORCE INDEX (PRIMARY) WHERE (\`bucket\`, \`id\`) IN (?)`, [ids.map((id) => [shardIndexOf(id), id])]).then((r) => r[0]),
+  };
+  const cells = [];
+  try {
+    for (const n of sizes) {
+      const lists = idLists(n, 256, totalOrders, 3000 + n);
+      const variants = LAYOUT_VARIANTS.map((key) => ({ key, op: (i) => ops[key](lists[i % lists.length]) }));
+      const failed = {};
+      for (const v of variants) {
+        const err = await verify(v.key, v.op, n);
+        if (err) failed[v.key] = { error: err };
+      }
+      for (const c of concurrency) {
+        const live = variants.filter((v) => !failed[v.key]);
+        const res = live.length ? await alternate(live, { reps: cfg.reps, clients: c, warmupMs: cfg.warmupMs, durationMs: cfg.durationMs, minOps: cfg.warmupMs > 0 ? 10 : 1 }) : {};
+        const cell = { n, c, ...failed, ...res };
+        cells.push(cell);
+        log(`[layouts] IN=${n} c=${c} ` + LAYOUT_VARIANTS.map((k) => `${k}=${cell[k].error ? 'failed' : cell[k].qps.toFixed(0) + 'qps'}`).join(' '));
+      }
+    }
+  } finally {
+    await pool.end();
+    if (!cfg.keep) await admin.query(`DROP DATABASE IF EXISTS \`${LAYOUT_DB}\``);
+  }
+  return { cells };
+}

@@ -99,7 +99,8 @@ for (const [backend, layout] of [['sqlite', false], ['sqlite', true], ['mariadb'
             if (!failed) stats.record(backend, c, q, outcome);
             if (isFailure(outcome)) {
               failed = true;
-              throw new Error(failureMessage(backend, c, q, outcome, `SHAPES_SEED=${SEED} SHAPES_CLASSES=${cls.name}`));
+              const physical = sf.fx.physical.slice(0, 12).map((e) => `    ${e.shard}: ${e.sql} -- ${JSON.stringify(e.parameters, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
+              throw new Error(`${failureMessage(backend, c, q, outcome, `SHAPES_SEED=${SEED} SHAPES_CLASSES=${cls.name}`)}\n  physical (first run of this query):\n${physical.join('\n')}`);
             }
           }),
           { numRuns, seed: SEED + index },

@@ -29,6 +29,13 @@ const BOTH = ['sqlite', 'mariadb'] as const;
 
 const REGRESSIONS: readonly Regression[] = [
   {
+    found: 'a DOUBLE aggregate whose value is a whole number stays a DOUBLE in an expression (price / MAX(ratio * 100) was divided as DECIMAL)',
+    sql: 'SELECT f.price, ((f.price / MAX((f.ratio * 100))) * 2.5) AS e FROM shape_facts f GROUP BY f.price ORDER BY 1 DESC',
+    on: ['mariadb'],
+    ordered: true,
+    floats: true,
+  },
+  {
     found: 'VAR_SAMP / STDDEV of equal DOUBLE values per group is exactly 0 (the shards\' rounded means gave 2e-35)',
     sql: 'SELECT VAR_SAMP(f.ratio) AS v, STDDEV(f.ratio) AS s, COUNT(*) AS n, f.ratio AS r FROM shape_facts f GROUP BY f.ratio ORDER BY 4',
     on: ['mariadb'],

@@ -93,7 +93,7 @@ export interface Typed {
   /**
    * MariaDB only: an expression over AVG or a quotient's MIN/MAX/SUM that the server may
    * compute from the aggregate rounded to its shown scale (it does when a grouped query with a
-   * DISTINCT aggregate sorts its groups: the aggregates go through a temporary table; and a SUM or AVG of a quotient when it groups through a temporary table: each row is rounded first), while
+   * DISTINCT aggregate sorts its groups, or when any grouped query groups through a temporary table: the aggregates are stored there at their shown scale; and a SUM or AVG of a quotient when it groups through a temporary table: each row is rounded first), while
    * the merge computes from the full value. Compared to 5e-3.
    */
   readonly serverRounded?: boolean;

@@ -17,11 +17,12 @@ export const FLOAT_TOLERANCE = 1e-9;
 /** Relative tolerance of `serverRounded` values (see `Typed.serverRounded`). */
 export const SERVER_ROUNDED_TOLERANCE = 5e-3;
 
-export type CompareMode = 'number' | 'float' | 'rounded' | 'text' | 'anyCase' | 'other';
+export type CompareMode = 'number' | 'float' | 'rounded' | 'text' | 'anyCase' | 'bit' | 'other';
 
 export function modeOf(t: Typed | undefined): CompareMode {
   if (t === undefined) return 'other';
   if (t.serverRounded) return 'rounded';
+  if (t.type === 'bit') return 'bit';
   if (t.type === 'int' || t.type === 'bigint' || t.type === 'decimal' || t.type === 'double' || t.type === 'year' || t.type === 'bool') return t.exact ? 'number' : 'float';
   if (t.type === 'text') return t.anyCase ? 'anyCase' : 'text';
   return 'other';
@@ -81,9 +82,22 @@ export function sameValue(a: unknown, b: unknown, mode: CompareMode): boolean {
       return typeof a === 'string' && typeof b === 'string' ? a === b : canonical(a) === canonical(b);
     case 'anyCase':
       return String(a).toLowerCase() === String(b).toLowerCase();
+    case 'bit':
+      return bitValue(a) === bitValue(b);
     case 'other':
       return canonical(a) === canonical(b);
   }
+}
+
+/**
+ * A BIT value as its integer. MariaDB itself sends a BIT column as BIT (a Buffer in mysql2) or,
+ * when a DISTINCT … ORDER BY sorts it through a temporary table, as an integer: which one
+ * depends on the plan (a one-row const read keeps BIT), so a shard's plan may differ from one
+ * database's. The value must agree; the JS type is counted as type drift.
+ */
+function bitValue(v: unknown): string {
+  if (Buffer.isBuffer(v) || v instanceof Uint8Array) return BigInt(`0x${Buffer.from(v).toString('hex') || '0'}`).toString();
+  return decimalText(v) ?? canonical(v);
 }
 
 type Row = Record<string, unknown>;
@@ -103,6 +117,8 @@ function rowKey(row: Row, columns: readonly string[], modes: readonly CompareMod
           return String(v).toLowerCase();
         case 'text':
           return String(v);
+        case 'bit':
+          return bitValue(v);
         default:
           return canonical(v);
       }

@@ -175,7 +175,11 @@ export function outputsOf(q: Select, dialect: Dialect, inUnion = false): Typed[]
   return items.map((i) => {
     const t = typeOf(i.expr, dialect);
     const typed = collapsed && isText(t.type) ? { ...t, anyCase: true } : t;
-    const rounded = (sortsThroughTempTable && i.expr.kind !== 'aggregate' && hasRoundedAggregate(i.expr)) || (dialect === 'mysql' && q.groupBy.length > 0 && hasQuotientSum(i.expr));
+    // Grouping through a temporary table, MariaDB keeps each aggregate at its shown scale and
+    // computes an expression over it from that; grouping along an index (a shard's plan may),
+    // from the full value.
+    const grouped = dialect === 'mysql' && q.groupBy.length > 0;
+    const rounded = ((sortsThroughTempTable || grouped) && i.expr.kind !== 'aggregate' && hasRoundedAggregate(i.expr)) || (grouped && hasQuotientSum(i.expr));
     return rounded ? { ...typed, serverRounded: true } : typed;
   });
 }

@@ -221,6 +221,9 @@ export class ExpressionTyper {
     const r = this.typeOf(right);
     if (l.kind === 'null' || r.kind === 'null') return { kind: 'null' };
     if (!ARITHMETIC_OPS.has(op)) return UNKNOWN;
+    // A DOUBLE operand makes the arithmetic DOUBLE whatever the other one is (a value slot, text, a
+    // date): without this, a whole-number DOUBLE (`MAX(ratio * ?)` = 250) would be read as an integer.
+    if (isKnownReal(l) || isKnownReal(r)) return REAL;
     if (l.kind !== 'number' || r.kind !== 'number') {
       // Arithmetic always yields a number (text takes part as a DOUBLE); its exact class
       // needs both operands' types (a value slot's is only known per statement).
@@ -264,6 +267,10 @@ export class ExpressionTyper {
     }
     return UNKNOWN;
   }
+}
+
+function isKnownReal(t: ExprType): boolean {
+  return t.kind === 'number' && t.class === 'real' && t.inexact !== true;
 }
 
 function scaleOf(l: { scale?: number; class: string }, r: { scale?: number; class: string }, f: (a: number, b: number) => number): { scale?: number } {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueryFailedError } from 'typeorm';
+import { In, QueryFailedError } from 'typeorm';
 import { ShardedDataSource } from '../packages/typeorm-sharding/src/index.js';
 import { canStartMariadb, startServers, type MariadbCluster } from './support/mariadb-cluster.js';
 import { GX_ENTITIES, GxUser } from './support/global-index-entities.js';
@@ -107,5 +107,35 @@ describe.runIf(canStartMariadb())(`${CLIENTS} clients writing one email over two
     const row = await ds.getRepository(GxUser).findOneByOrFail({ email: 'kept@x' });
     expect(row.id).toBe(owner);
     expect(ids.map((id) => `n${id}`)).toContain(row.name);
+  }, 120_000);
+  // Distinct emails never meet: no client may fail, also when every owner row lands on one shard
+  // (gap locks of one index page) and the lookup rows spread over all four. One database takes
+  // these 32 upserts without an error; a deadlock or a lock wait timeout here would be the layer's.
+  it('lets 32 upserts of 32 different new emails, every owner on one shard, all succeed', async () => {
+    const sameShard: number[] = [];
+    for (let id = 5000; sameShard.length < CLIENTS; id++) if (ds.shardOf(GxUser, id) === 's1') sameShard.push(id);
+    const emails = sameShard.map((id) => `distinct${id}@x`);
+    const results = await Promise.allSettled(sameShard.map((id, i) => ds.getRepository(GxUser).upsert({ id, email: emails[i]!, nick: null, name: `n${id}` }, ['email'])));
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    for (const [i, email] of emails.entries()) expect(await owners(email)).toEqual({ rows: [sameShard[i]], entries: [sameShard[i]] });
+    // Then the same emails again, each updating its own row, all at once.
+    const again = await Promise.allSettled(sameShard.map((id, i) => ds.getRepository(GxUser).upsert({ id, email: emails[i]!, nick: null, name: `m${id}` }, ['email'])));
+    expect(again.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    expect((await ds.getRepository(GxUser).findBy({ email: In(emails) })).map((u) => u.name).sort()).toEqual(sameShard.map((id) => `m${id}`).sort());
+    expect((await ds.checkIndexes()).findings).toEqual([]);
+  }, 120_000);
+  // The other race: one new id with 32 different emails. Nothing serialises them before the insert
+  // (their lookup rows differ): one insert wins, the others meet its row as a duplicate primary key
+  // and update it, as one database's upserts do. One row is left, owning one of the emails.
+  it('lets 32 upserts of one new id with 32 different emails all succeed, one row left', async () => {
+    const id = 7001;
+    const emails = Array.from({ length: CLIENTS }, (_, i) => `sameid${i}@x`);
+    const results = await Promise.allSettled(emails.map((email) => ds.getRepository(GxUser).upsert({ id, email, nick: null, name: email }, ['id'])));
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    const rows = await ds.getRepository(GxUser).findBy({ id });
+    expect(rows).toHaveLength(1);
+    expect(emails).toContain(rows[0]!.email);
+    for (const email of emails) expect((await owners(email)).entries).toEqual(email === rows[0]!.email ? [id] : []);
+    expect((await ds.checkIndexes()).findings).toEqual([]);
   }, 120_000);
 });

@@ -1,6 +1,7 @@
 import type { QueryResult } from 'typeorm';
 import { UnsupportedShardingError } from '../../errors/index.js';
 import type { GlobalIndex } from '../../rules/index.js';
+import { isDuplicateKey } from '../duplicate-error.js';
 import { quoted } from '../statement-text.js';
 import type { IndexHost } from '../maintain-indexes.js';
 import { rowValueOf, type ConflictKey, type UpsertPlan } from './upsert-plan.js';
@@ -18,7 +19,7 @@ interface Existing {
  * local on one server, XA across servers). For each row, in the order of the VALUES rows:
  * the row's conflict keys are looked up (a global key through its lookup row, read with a lock on
  * MySQL, so that concurrent upserts of one value queue there; a shard-key-containing key on the
- * row's own shard); with no conflict the row is inserted (its lookup rows with it), else the
+ * row's own shard, see `Locking`); with no conflict the row is inserted (its lookup rows with it), else the
  * existing row is updated with the update part — in place, or moved to the shard of a new shard
  * key — or, for IGNORE / DO NOTHING, the row is skipped. The writes go through the engine's
  * index maintenance, so every global index follows.
@@ -33,14 +34,36 @@ export async function runUpsert(plan: UpsertPlan, host: IndexHost): Promise<Quer
     }
   }
   const inTransaction = host.inTransaction();
-  return host.atomically(async () => {
-    const outcomes: RowOutcome[] = [];
-    for (const row of plan.statement.rows) outcomes.push(await upsertRow(plan, row, host));
-    return upsertResult(outcomes, host.dialect, plan.statement.returning !== undefined, inTransaction);
-  });
+  const attempt = (locking: Locking) =>
+    host.atomically(async () => {
+      const outcomes: RowOutcome[] = [];
+      for (const row of plan.statement.rows) outcomes.push(await upsertRow(plan, row, host, locking));
+      return upsertResult(outcomes, host.dialect, plan.statement.returning !== undefined, inTransaction);
+    });
+  // Inside the caller's transaction nothing can be retried: every read locks (see `Locking`).
+  if (host.dialect !== 'mysql' || inTransaction) return attempt('always');
+  try {
+    return await attempt('found');
+  } catch (error) {
+    // A row committed since a plain read (or a real duplicate, which fails the same way again).
+    if (!isDuplicateKey(error)) throw error;
+    return attempt('always');
+  }
 }
 
-async function upsertRow(plan: UpsertPlan, row: readonly TextPart[], host: IndexHost): Promise<RowOutcome> {
+/**
+ * How a row that may not exist is read on an owner shard (MySQL). `'found'`: a plain read first,
+ * and a locking read only of a row it found — a locking read of an absent key takes a gap lock,
+ * and concurrent upserts of different new rows into one gap then deadlock on their inserts, where
+ * one database's upserts do not. A row another writer committed meanwhile makes the insert fail
+ * with a duplicate key (holding a shared lock on that row, which a locking read could not upgrade
+ * without deadlocking the other losers): the whole statement is rolled back and run again with
+ * `'always'` (locking reads; the row exists now), as one database's upsert waits for the other
+ * and updates. Inside the caller's transaction, which cannot be rolled back for a retry, `'always'`.
+ */
+type Locking = 'found' | 'always';
+
+async function upsertRow(plan: UpsertPlan, row: readonly TextPart[], host: IndexHost, locking: Locking = 'found'): Promise<RowOutcome> {
   const { statement } = plan;
   const own = rowValueOf(plan, row, plan.keyColumn);
   // Global keys first: their lookup rows are where concurrent upserts of a value queue, before
@@ -50,7 +73,7 @@ async function upsertRow(plan: UpsertPlan, row: readonly TextPart[], host: Index
   for (const key of order) {
     const values = key.columns.map((c) => rowValueOf(plan, row, c));
     if (values.some((v) => v === null || v === undefined)) continue;
-    const owner = key.index ? await ownerByLookup(plan, key.index, values, own, host) : await ownerOnShard(plan, key.columns, values, host);
+    const owner = key.index ? await ownerByLookup(plan, key.index, values, own, host, locking) : await ownerOnShard(plan, key.columns, values, host, locking);
     if (owner) found.set(key, owner);
   }
   // The row one database updates: the first key's in the table's order (MySQL meets the primary key first).
@@ -75,7 +98,7 @@ async function upsertRow(plan: UpsertPlan, row: readonly TextPart[], host: Index
  * is claimed first (written if absent, locked either way), so that concurrent upserts of the value
  * queue on it; a claim nobody owns yet is taken back before the row is written.
  */
-async function ownerByLookup(plan: UpsertPlan, index: GlobalIndex, values: readonly unknown[], own: unknown, host: IndexHost): Promise<Existing | undefined> {
+async function ownerByLookup(plan: UpsertPlan, index: GlobalIndex, values: readonly unknown[], own: unknown, host: IndexHost, locking: Locking): Promise<Existing | undefined> {
   const q = (c: string) => quoted(c, host.dialect);
   const lookup = q(index.lookupTable);
   const where = index.columns.map((c) => `${q(c)} = ?`).join(' AND ');
@@ -90,9 +113,12 @@ async function ownerByLookup(plan: UpsertPlan, index: GlobalIndex, values: reado
   const entries = ((await host.run(`SELECT ${q(index.ownerColumn)} FROM ${lookup} WHERE ${where}${mysql ? ' FOR UPDATE' : ''}`, values)).records ?? []) as Record<string, unknown>[];
   if (entries.length === 0) return undefined;
   const owner = entries[0]![index.ownerColumn];
-  const found = await ownerOnShard(plan, [index.ownerColumn, ...index.columns], [owner, ...values], host);
+  // The lookup row is ours now: the owner's row cannot change under it. A row of the new row's
+  // own key (the claim just written) is read without a gap lock; another owner's row must exist.
+  const ownKey = String(owner) === String(own);
+  const found = await ownerOnShard(plan, [index.ownerColumn, ...index.columns], [owner, ...values], host, ownKey ? locking : 'always');
   if (found) return found;
-  if (mysql && String(owner) === String(own)) {
+  if (mysql && ownKey) {
     await host.run(`DELETE FROM ${lookup} WHERE ${where} AND ${q(index.ownerColumn)} = ?`, [...values, own]);
     return undefined;
   }
@@ -102,12 +128,14 @@ async function ownerByLookup(plan: UpsertPlan, index: GlobalIndex, values: reado
   );
 }
 
-/** The row holding `values` in `columns` (which contain the shard key), locked on MySQL. */
-async function ownerOnShard(plan: UpsertPlan, columns: readonly string[], values: readonly unknown[], host: IndexHost): Promise<Existing | undefined> {
+/** The row holding `values` in `columns` (which contain the shard key), locked on MySQL (see `Locking`). */
+async function ownerOnShard(plan: UpsertPlan, columns: readonly string[], values: readonly unknown[], host: IndexHost, locking: Locking): Promise<Existing | undefined> {
   const q = (c: string) => quoted(c, host.dialect);
   const read = [...new Set([plan.keyColumn, ...plan.primary])];
-  const sql = `SELECT ${read.map(q).join(', ')} FROM ${q(plan.statement.table)} WHERE ${columns.map((c) => `${q(c)} = ?`).join(' AND ')}${host.dialect === 'mysql' ? ' FOR UPDATE' : ''}`;
-  const rows = ((await host.run(sql, values)).records ?? []) as Record<string, unknown>[];
+  const sql = `SELECT ${read.map(q).join(', ')} FROM ${q(plan.statement.table)} WHERE ${columns.map((c) => `${q(c)} = ?`).join(' AND ')}`;
+  const mysql = host.dialect === 'mysql';
+  if (mysql && locking === 'found' && ((await host.run(sql, values)).records ?? []).length === 0) return undefined;
+  const rows = ((await host.run(mysql ? `${sql} FOR UPDATE` : sql, values)).records ?? []) as Record<string, unknown>[];
   if (rows.length === 0) return undefined;
   return { owner: rows[0]![plan.keyColumn], primary: plan.primary.map((c) => rows[0]![c]) };
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The router's own cost per read, on one server without replicas: findOneBy from 16 clients
-// with and without the router, alternated, Node CPU per call (process.cpuUsage). For profiling:
+// with and without the router, alternated, Node CPU per call (process.cpuUsage); --raw=1: a raw
+// ds.query point read instead (the router's cost per statement, without TypeORM's). For profiling:
 //   BENCH_MYSQL_PORT=3717 node --cpu-prof --cpu-prof-dir=/tmp/prof bench/router-tax.mjs --only=router --seconds=10
 import 'reflect-metadata';
 import mysql from 'mysql2/promise';
@@ -43,7 +44,7 @@ const acc = Object.fromEntries(keys.map((k) => [k, { ops: 0, s: 0, cpu: 0 }]));
 for (let rep = 0; rep < reps; rep++) {
   for (const key of rep % 2 ? [...keys].reverse() : keys) {
     const repo = variants[key].getRepository(Order);
-    const r = await closedLoop((i) => (calls++, repo.findOneBy({ id: 1 + ((i * 7919) % ROWS) })), { clients: 16, warmupMs: 500, durationMs: seconds * 1000, minOps: 10 });
+    const r = await closedLoop((i) => (calls++, flags.raw ? variants[key].query('SELECT id, buyerId FROM orders WHERE id = ?', [1 + ((i * 7919) % ROWS)]) : repo.findOneBy({ id: 1 + ((i * 7919) % ROWS) })), { clients: 16, warmupMs: 500, durationMs: seconds * 1000, minOps: 10 });
     if (r.error) throw r.error;
     acc[key].ops += r.ops;
     acc[key].s += r.seconds;

@@ -56,7 +56,7 @@ await seed.destroy();
 // Fresh ids and emails per call for the variants that add rows; owned ones for the others.
 let fresh = 1_000_000;
 const owned = (i) => 1 + ((i * 7919) % (USERS / 2));
-let moving = USERS / 2 + 1; // rows of the second half move to new ids, each once
+let moves = 0; // rows of the second half move to a new id and back, in turn
 const variants = (ds) => {
   const repo = ds.getRepository(UUser);
   return [
@@ -64,7 +64,7 @@ const variants = (ds) => {
     { key: 'upsert new', op: async () => { const id = fresh++; await repo.upsert({ id, email: `n${id}@x`, name: 'n' }, ['email']); } },
     { key: 'upsert owned, same id', op: async (i) => { const id = owned(i); await repo.upsert({ id, email: `user${id}@x`, name: `v${i}` }, ['email']); } },
     { key: 'save owned', op: async (i) => { const id = owned(i); await repo.save({ id, email: `user${id}@x`, name: `s${i}` }); } },
-    { key: 'upsert owned, new id (move)', op: async () => { const id = moving++; if (id > USERS) throw new Error('out of rows to move'); await repo.upsert({ id: id + 5_000_000, email: `user${id}@x`, name: 'm' }, ['email']); } },
+    { key: 'upsert owned, new id (move)', op: async () => { const n = moves++; const id = USERS / 2 + 1 + (n % (USERS / 2)); const away = Math.floor(n / (USERS / 2)) % 2 === 0; await repo.upsert({ id: away ? id + 5_000_000 : id, email: `user${id}@x`, name: 'm' }, ['email']); } },
   ];
 };
 

@@ -73,6 +73,14 @@ async function upsertRow(plan: UpsertPlan, row: readonly TextPart[], host: Index
   for (const key of order) {
     const values = key.columns.map((c) => rowValueOf(plan, row, c));
     if (values.some((v) => v === null || v === undefined)) continue;
+    // The primary key of a row a global key already found (and locked) is that row: no second read.
+    if (!key.index && key.primary) {
+      const same = [...found.values()].find((e) => plan.primary.every((c, i) => String(e.primary[i]) === String(rowValueOf(plan, row, c))));
+      if (same) {
+        found.set(key, same);
+        continue;
+      }
+    }
     const owner = key.index ? await ownerByLookup(plan, key.index, values, own, host, locking) : await ownerOnShard(plan, key.columns, values, host, locking);
     if (owner) found.set(key, owner);
   }

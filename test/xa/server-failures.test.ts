@@ -155,20 +155,23 @@ describe.runIf(canStartMariadb())('server failures during a cross-server commit 
     expect(await balances()).toEqual(moved());
   });
 
-  it('a prepare phase that outlives resolveAfterMs is rolled back by another process resolver, and the coordinator then rolls back too', async () => {
+  // The decision sits uncommitted in the coordinator's transaction: another process's resolver
+  // that meets the prepared branches waits on its row lock (here until innodb_lock_wait_timeout,
+  // 1 s, since the coordinator waits for this very step) and rolls nothing back; the transaction commits.
+  it('a prepare phase that outlives resolveAfterMs is left to its live coordinator by another process resolver, and commits', async () => {
     const other = await env.source({ transactions: { resolveAfterMs: 0, resolveIntervalMs: false } }).initialize();
     try {
-      let resolved = false;
+      let report: { committed: number; rolledBack: number; pending: number } | undefined;
       onStep = async (e) => {
-        if (e.step !== 'prepared' || resolved) return;
-        resolved = true;
-        await other.resolveTransactions();
+        if (e.step !== 'prepared' || report) return;
+        report = { committed: 0, rolledBack: 0, pending: 0 };
+        report = await other.resolveTransactions();
       };
-      const error = await ds.transaction(transfer).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(PrepareFailedError);
-      expect((error as Error).message).toMatch(/the resolver of another process rolled it back/);
+      await ds.transaction(transfer);
+      expect(report?.rolledBack).toBe(0);
+      expect(report?.pending).toBeGreaterThan(0);
       await settle();
-      expect(await balances()).toEqual(unchanged());
+      expect(await balances()).toEqual(moved());
     } finally {
       await other.destroy();
     }

@@ -15,15 +15,17 @@ export interface DecisionRecord {
 
 /**
  * The decision log of one server (a table in the database of its first shard). A cross-server
- * transaction is recorded there, in autocommit, before its first `XA PREPARE` (state
- * `prepared`); the commit decision is an UPDATE to `commit` made inside the coordinator
- * server's own local transaction, so that the decision and that server's part of the
- * transaction commit together (Vitess's metadata-manager shard). Either side may move a
- * `prepared` record on: the coordinator to `commit`, a resolver to `rollback` — both with
- * `WHERE state = 'prepared'` under the row lock, so exactly one of them wins.
+ * transaction's commit decision is a row `commit` inserted inside the coordinator server's own
+ * local transaction before its first `XA PREPARE`, so that the decision and that server's part
+ * of the transaction commit together (Vitess's metadata-manager shard) and nobody sees it
+ * before. A resolver that meets a prepared branch with no record inserts `rollback` for it: the
+ * primary key makes that insert wait for the coordinator's uncommitted row, and exactly one of
+ * them wins. (A transaction without a coordinator is recorded `prepared` in autocommit first and
+ * moved on with `WHERE state = 'prepared'` under the row lock, by itself to `commit` or by a
+ * resolver to `rollback`.)
  *
- * Recovery is presumed abort: a prepared branch whose record is missing, or says `rollback`,
- * is rolled back; one whose record says `commit` is committed.
+ * Recovery is presumed abort: a prepared branch whose record is missing (once claimed), or says
+ * `rollback`, is rolled back; one whose record says `commit` is committed.
  */
 export class DecisionLog {
   readonly table: string;
@@ -47,20 +49,43 @@ export class DecisionLog {
     );
   }
 
-  /** Records `xid` as prepared (autocommit, durable before any branch is prepared). */
+  /** Records `xid` as prepared (autocommit, durable before any branch is prepared): a transaction without a coordinator. */
   async record(xid: string, participants: readonly string[]): Promise<void> {
     await this.server.query(`INSERT INTO ${this.table} (xid, state, participants) VALUES (?, 'prepared', ?)`, [xid, participants.join(',').slice(0, 2048)]);
   }
 
   /**
-   * Writes the commit decision inside the coordinator's own transaction (`runner`), or in
-   * autocommit when there is none. False: the record is no longer `prepared` (a resolver
-   * rolled the transaction back, or removed its record): the transaction must be rolled back.
+   * Writes the commit decision of `xid` inside the coordinator's local transaction (`runner`),
+   * before any branch is prepared. Nobody sees it before that transaction commits — then it is
+   * the decision, durable with the coordinator's own part — and it vanishes if it rolls back. Its
+   * row lock makes a resolver's `claimAbsent` wait for that outcome.
    */
-  async decide(xid: string, runner?: QueryRunner): Promise<boolean> {
-    const sql = `UPDATE ${this.table} SET state = 'commit' WHERE xid = ? AND state = 'prepared'`;
-    if (!runner) return affectedRows(await this.server.query(sql, [xid])) === 1;
-    return affectedRows(await protocolQuery(runner, sql, [xid])) === 1;
+  async recordCommit(xid: string, participants: readonly string[], runner: QueryRunner): Promise<void> {
+    await protocolQuery(runner, `INSERT INTO ${this.table} (xid, state, participants) VALUES (?, 'commit', ?)`, [xid, participants.join(',').slice(0, 2048)]);
+  }
+
+  /**
+   * For a prepared branch whose transaction has no record in sight: writes `rollback` (autocommit).
+   * A coordinator still running holds its uncommitted `commit` record, so this waits for it: true
+   * when the record is now `rollback` (the coordinator never decided, or rolled back), false when
+   * a record was there (read it again).
+   */
+  async claimAbsent(xid: string): Promise<boolean> {
+    try {
+      await this.server.query(`INSERT INTO ${this.table} (xid, state) VALUES (?, 'rollback')`, [xid]);
+      return true;
+    } catch (error) {
+      if (isDuplicateEntry(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * The commit decision of a transaction without a coordinator (autocommit). False: the record is
+   * no longer `prepared` (a resolver rolled the transaction back, or removed its record).
+   */
+  async decide(xid: string): Promise<boolean> {
+    return affectedRows(await this.server.query(`UPDATE ${this.table} SET state = 'commit' WHERE xid = ? AND state = 'prepared'`, [xid])) === 1;
   }
 
   /** Moves a `prepared` record to `rollback`; false when it was not `prepared` (decided, or gone). */
@@ -88,6 +113,12 @@ export class DecisionLog {
     const rows = (await this.server.query(`SELECT xid, state, TIMESTAMPDIFF(MICROSECOND, created, NOW(6)) AS age FROM ${this.table} ${rest}`, parameters)) as { xid: string; state: string; age: number | string }[];
     return rows.map((r) => ({ xid: r.xid, state: r.state as DecisionState, ageUs: Number(r.age) }));
   }
+}
+
+/** MySQL's ER_DUP_ENTRY (1062), raised by the driver or wrapped by TypeORM. */
+function isDuplicateEntry(error: unknown): boolean {
+  const e = (error as { driverError?: { errno?: unknown }; errno?: unknown } | undefined) ?? {};
+  return (e.driverError?.errno ?? e.errno) === 1062;
 }
 
 function affectedRows(raw: unknown): number {

@@ -57,9 +57,11 @@ export interface TransactionOptions {
    */
   readonly resolveIntervalMs?: number | false;
   /**
-   * A transaction recorded but not decided is rolled back by the resolver only once its record
-   * is this old (measured by the log server's clock): younger ones may still be committing in
-   * another live process. The prepare phase of a live transaction must finish within it.
+   * A transaction recorded `prepared` but not decided (a record written by an earlier version,
+   * whose decision is an UPDATE after the PREPAREs) is rolled back by the resolver only once its
+   * record is this old (measured by the log server's clock): younger ones may still be committing
+   * in another live process. Today's commits write their decision inside the coordinator's
+   * transaction before any PREPARE, and a resolver waits for that transaction instead.
    * @default 30000
    */
   readonly resolveAfterMs?: number;

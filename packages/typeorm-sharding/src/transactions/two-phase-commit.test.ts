@@ -33,11 +33,12 @@ function setup(options: Partial<Record<'a' | 'b' | 'c', Parameters<typeof fakeRu
 const statements = (s: FakeXaServer) => s.log.filter((l) => !l.startsWith('SELECT VERSION'));
 
 describe('commitTwoPhase', () => {
-  it('records, ends and prepares the branches, decides inside the coordinator, then commits them; the record goes', async () => {
+  it('writes the decision inside the coordinator, ends and prepares the branches, commits the coordinator, then them; the record goes', async () => {
     const { servers, events, noted, host, branches, runners } = setup();
     await commitTwoPhase(host, GTRID, branches);
     expect(noted).toEqual(['a', 'b', 'c']);
-    expect(statements(servers.a)).toEqual([`INSERT ${GTRID}`, `UPDATE ${GTRID}`, 'COMMIT']);
+    // One statement fewer than a record in autocommit then an UPDATE: the INSERT is the decision once a commits.
+    expect(statements(servers.a)).toEqual([`INSERT ${GTRID}`, 'COMMIT']);
     expect(statements(servers.b)).toEqual([`XA END '${GTRID}','1'`, `XA PREPARE '${GTRID}','1'`, `XA COMMIT '${GTRID}','1'`]);
     expect(servers.a.records.get(GTRID)?.state).toBe('commit');
     expect(events).toEqual(['recorded', 'prepared b', 'prepared c', 'decided', 'committed b', 'committed c', 'finished']);
@@ -50,7 +51,8 @@ describe('commitTwoPhase', () => {
     expect(error).toBeInstanceOf(PrepareFailedError);
     expect(noted).toEqual([]);
     expect(error).toMatchObject({ server: 'c', reason: 'XA PREPARE failed' });
-    expect(statements(servers.a)).toEqual([`INSERT ${GTRID}`, `UPDATE ${GTRID}`, 'ROLLBACK']);
+    // The coordinator (and the decision in it) rolled back first, then the record claimed: written as rollback.
+    expect(statements(servers.a)).toEqual([`INSERT ${GTRID}`, 'ROLLBACK', `UPDATE ${GTRID}`, `INSERT ${GTRID}`]);
     expect(servers.a.records.get(GTRID)?.state).toBe('rollback');
     expect(statements(servers.b)).toContain(`XA ROLLBACK '${GTRID}','1'`);
     expect(servers.b.prepared.size).toBe(0);
@@ -68,14 +70,13 @@ describe('commitTwoPhase', () => {
   });
 
   it('the log cannot be written: nothing is prepared, everything rolled back', async () => {
-    const { servers, host, branches } = setup();
-    servers.a.fail('INSERT', driverError('log table missing', 1146));
+    const { servers, host, branches } = setup({ a: { failOn: 'INSERT', error: driverError('log table missing', 1146) } });
     await expect(commitTwoPhase(host, GTRID, branches)).rejects.toMatchObject({ server: 'a', reason: 'the decision log could not be written' });
     expect(statements(servers.b).some((l) => l.startsWith('XA PREPARE'))).toBe(false);
   });
 
   it.each([
-    ['the decision log cannot be written', (x: ReturnType<typeof setup>) => x.servers.a.fail('INSERT', driverError('log table missing', 1146)), {}],
+    ['the decision log cannot be written', () => undefined, { a: { failOn: 'INSERT', error: driverError('log table missing', 1146) } }],
     ['XA END fails on one participant', () => undefined, { c: { failOn: 'XA END', error: driverError('XAER_RMFAIL', 1399) } }],
     ['XA END loses the connection of one participant', () => undefined, { b: { applyThenFail: 'XA END' } }],
   ] as const)('an abort before any PREPARE (%s) rolls back every participant or discards its connection: no open branch goes back to a pool', async (_, fault, options) => {
@@ -90,11 +91,12 @@ describe('commitTwoPhase', () => {
     expect(statements(x.servers.a).at(-1)).toBe('ROLLBACK');
   });
 
-  it('a record another resolver claimed: the decision fails and every part rolls back', async () => {
+  it('a record a resolver wrote first (rollback): the decision cannot be written and every part rolls back', async () => {
     const { servers, host, branches } = setup();
-    const error = commitTwoPhase({ ...host, step: async (step) => void (step === 'prepared' && servers.a.records.set(GTRID, { state: 'rollback', ageUs: 0 })) }, GTRID, branches);
-    await expect(error).rejects.toThrow(/the resolver of another process rolled it back/);
+    servers.a.records.set(GTRID, { state: 'rollback', ageUs: 0 });
+    await expect(commitTwoPhase(host, GTRID, branches)).rejects.toMatchObject({ server: 'a', reason: 'the decision log could not be written' });
     expect(servers.b.prepared.size + servers.c.prepared.size).toBe(0);
+    expect(servers.a.records.get(GTRID)?.state).toBe('rollback');
   });
 
   it("the coordinator's COMMIT loses its connection but the log says commit: the branches commit", async () => {

@@ -26,12 +26,16 @@ type XaBranch = Branch & { readonly xid: Xid };
  * Commits a transaction whose first server runs a local transaction (the coordinator) and
  * whose other servers run XA branches:
  *
- * 1. the transaction is recorded as `prepared` in the coordinator server's log (autocommit),
- *    while each branch is ended (`XA END`);
+ * 1. the commit decision is written to the coordinator server's log inside the coordinator's
+ *    local transaction (seen by nobody until it commits), while each branch is ended (`XA END`);
  * 2. every branch is prepared (`XA PREPARE`);
- * 3. the decision: the record becomes `commit` inside the coordinator's local transaction,
- *    which then commits — its own work and the decision are durable together, or neither;
+ * 3. the decision: the coordinator's local transaction commits — its own work and the decision
+ *    are durable together, or neither (a resolver meeting a prepared branch waits on the record's
+ *    row lock for that outcome: `DecisionLog.claimAbsent`);
  * 4. every branch commits (`XA COMMIT`); the record is removed.
+ *
+ * Without a local part (no coordinator) the record is written as `prepared` in autocommit first
+ * and becomes `commit` in autocommit after the PREPAREs.
  *
  * A failure before 3 rolls every part back and raises `PrepareFailedError` naming the server.
  * After 3 the transaction is committed: a branch that fails to commit is retried once on a
@@ -61,13 +65,24 @@ export async function commitTwoPhase(host: TwoPhaseHost, gtrid: string, branches
     throw error;
   };
 
+  /** With a coordinator its local transaction holds the decision: rolled back first (its row lock would hold up the claim). */
+  const abortBeforeDecision = async (server: string, reason: string, cause?: unknown): Promise<never> => {
+    if (local) {
+      const coordinator = local;
+      local = undefined;
+      await rollBackCoordinator(coordinator);
+    }
+    return abort(server, reason, cause);
+  };
+
   // 1. Record (before any PREPARE) and end the branches.
-  const ended = await Promise.allSettled([log.record(gtrid, servers), ...participants.map((p) => xa.end(p.runner, p.xid))]);
+  const recorded = local ? log.recordCommit(gtrid, servers, local.runner) : log.record(gtrid, servers);
+  const ended = await Promise.allSettled([recorded, ...participants.map((p) => xa.end(p.runner, p.xid))]);
   const endFailure = ended.findIndex((o) => o.status === 'rejected');
   if (endFailure >= 0) {
     const cause = (ended[endFailure] as PromiseRejectedResult).reason;
-    if (endFailure === 0) return abort(log.server.name, 'the decision log could not be written', cause);
-    return abort(participants[endFailure - 1]!.server, 'XA END failed', cause);
+    if (endFailure === 0) return abortBeforeDecision(log.server.name, 'the decision log could not be written', cause);
+    return abortBeforeDecision(participants[endFailure - 1]!.server, 'XA END failed', cause);
   }
   await host.step('recorded', gtrid, servers);
 
@@ -82,19 +97,20 @@ export async function commitTwoPhase(host: TwoPhaseHost, gtrid: string, branches
     const p = participants[prepareFailure]!;
     // Its PREPARE may have happened before the reply was lost: count it as prepared.
     prepared.add(p);
-    return abort(p.server, 'XA PREPARE failed', (prepares[prepareFailure] as PromiseRejectedResult).reason);
+    return abortBeforeDecision(p.server, 'XA PREPARE failed', (prepares[prepareFailure] as PromiseRejectedResult).reason);
   }
 
-  // 3. Decide: inside the coordinator's local transaction, which then commits with it.
-  let committed: boolean;
-  try {
-    committed = await log.decide(gtrid, local?.runner);
-  } catch (cause) {
-    // With a coordinator the decision is not durable before its COMMIT; without one the UPDATE may have been.
-    if (local) return abort(log.server.name, 'the commit decision could not be written', cause);
-    committed = await outcomeOf(log, gtrid, cause).catch(unknown);
+  // 3. Decide: the coordinator's COMMIT (its decision is written); without one, in autocommit.
+  if (!local) {
+    let committed: boolean;
+    try {
+      committed = await log.decide(gtrid);
+    } catch (cause) {
+      // The UPDATE may have been durable.
+      committed = await outcomeOf(log, gtrid, cause).catch(unknown);
+    }
+    if (!committed) return abort(log.server.name, 'the resolver of another process rolled it back: its prepare phase took longer than sharding.transactions.resolveAfterMs');
   }
-  if (!committed) return abort(log.server.name, 'the resolver of another process rolled it back: its prepare phase took longer than sharding.transactions.resolveAfterMs');
   if (local) {
     const coordinator = local;
     local = undefined;
@@ -106,6 +122,8 @@ export async function commitTwoPhase(host: TwoPhaseHost, gtrid: string, branches
     // An error the server reported: nothing was committed. A lost connection: the log tells.
     const lost = failure !== undefined && !isServerError(failure);
     if (lost) discardConnection(coordinator.runner);
+    // A COMMIT the server refused leaves nothing committed; the ROLLBACK frees the record's row lock for the claim.
+    else if (failure !== undefined) await coordinator.runner.query('ROLLBACK').catch(() => discardConnection(coordinator.runner));
     await coordinator.runner.release().catch(() => undefined);
     if (failure !== undefined && (!lost || !(await outcomeOf(log, gtrid, failure).catch(unknown)))) return abort(coordinator.server, 'COMMIT failed', failure);
   }
@@ -153,8 +171,9 @@ async function outcomeOf(log: DecisionLog, gtrid: string, cause: unknown): Promi
     for (let attempt = 0; attempt < 3; attempt++) {
       const record = await log.read(gtrid);
       if (record?.state === 'commit') return true;
-      if (record?.state !== 'prepared') return false;
-      if (await log.claimRollback(gtrid)) return false;
+      if (record?.state === 'rollback') return false;
+      // No record: the COMMIT may still be running on the server; the claim waits for its row lock.
+      if (record === undefined ? await log.claimAbsent(gtrid) : await log.claimRollback(gtrid)) return false;
     }
   } catch (readError) {
     throw new CommitOutcomeUnknownError(log.server.name, gtrid, readError);
@@ -168,12 +187,10 @@ async function outcomeOf(log: DecisionLog, gtrid: string, cause: unknown): Promi
  * reach (its connection or server gone) is rolled back by the resolver without waiting.
  */
 async function rollBackAll(host: TwoPhaseHost, log: DecisionLog, gtrid: string, coordinator: Branch | undefined, participants: readonly XaBranch[], prepared: ReadonlySet<XaBranch>, servers: readonly string[]): Promise<void> {
-  const claimed = prepared.size > 0 ? await log.claimRollback(gtrid).then(() => true, () => false) : true;
+  const claimed = prepared.size > 0 ? await claimForRollback(log, gtrid) : true;
   const gone = await Promise.all([
     (async () => {
-      if (!coordinator) return true;
-      await coordinator.runner.query('ROLLBACK').catch(() => discardConnection(coordinator.runner));
-      await coordinator.runner.release().catch(() => undefined);
+      if (coordinator) await rollBackCoordinator(coordinator);
       return true;
     })(),
     ...participants.map(async (p) => {
@@ -185,4 +202,19 @@ async function rollBackAll(host: TwoPhaseHost, log: DecisionLog, gtrid: string, 
   if (gone.every(Boolean) && claimed) host.finished(log, gtrid);
   else host.nudge();
   await host.step('rolled-back', gtrid, servers);
+}
+
+/** Rolls the coordinator's local transaction back and gives its connection back (closed when the ROLLBACK failed). */
+async function rollBackCoordinator(coordinator: Branch): Promise<void> {
+  await coordinator.runner.query('ROLLBACK').catch(() => discardConnection(coordinator.runner));
+  await coordinator.runner.release().catch(() => undefined);
+}
+
+/** The record says `rollback` now (a `prepared` one claimed, or none there: written), so a resolver rolls back what this cannot reach. */
+async function claimForRollback(log: DecisionLog, gtrid: string): Promise<boolean> {
+  try {
+    return (await log.claimRollback(gtrid)) || (await log.claimAbsent(gtrid));
+  } catch {
+    return false;
+  }
 }

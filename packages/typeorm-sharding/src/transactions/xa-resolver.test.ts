@@ -36,6 +36,21 @@ describe('resolveInDoubt', () => {
     expect(a.prepared.size + b.prepared.size).toBe(0);
   });
 
+  it('claims a branch without a record with a rollback record; one that its coordinator committed meanwhile is committed', async () => {
+    const { a, b, host } = setup();
+    b.prepared.add('app.0.none|3');
+    b.prepared.add('app.0.late|3');
+    // The coordinator of `late` commits its decision while the claim waits on its row lock.
+    const query = a.query.bind(a);
+    a.query = async (sql, parameters = []) => {
+      if (sql.startsWith('INSERT') && parameters[0] === 'app.0.late') a.records.set('app.0.late', { state: 'commit', ageUs: 0 });
+      return query(sql, parameters);
+    };
+    expect(await resolveInDoubt(host)).toEqual({ committed: 1, rolledBack: 1, pending: 0 });
+    expect(a.records.get('app.0.none')?.state).toBe('rollback');
+    expect(b.prepared.size).toBe(0);
+  });
+
   it('leaves a recorded, undecided transaction alone while it is young, then claims it for rollback', async () => {
     const { a, b, host } = setup(1000);
     a.records.set('app.0.p', { state: 'prepared', ageUs: 500_000 });

@@ -35,7 +35,8 @@ interface InDoubt {
  * RECOVER` on every server lists the prepared branches; each of this data source's (its xid
  * prefix, the server's own id) is committed or rolled back as its coordinator's log says — no
  * record or `rollback`: roll back (presumed abort: a record is written before any branch is
- * prepared); `commit`: commit; `prepared` and older than `resolveAfterMs`: claimed for
+ * prepared — inside the coordinator's uncommitted transaction, so a missing one is claimed with a
+ * `rollback` record, which waits for that transaction's outcome); `commit`: commit; `prepared` and older than `resolveAfterMs`: claimed for
  * rollback, then rolled back (a coordinator still alive then fails its decision and rolls back
  * too). Records of finished transactions are removed.
  *
@@ -96,7 +97,12 @@ async function outcomeOf(host: ResolverHost, gtrid: string): Promise<'commit' | 
   }
   for (let attempt = 0; attempt < 3; attempt++) {
     const record = await log.read(gtrid);
-    if (!record || record.state === 'rollback') return 'rollback';
+    // No record in sight: a live coordinator may hold its uncommitted decision; the claim waits for it.
+    if (!record) {
+      if (await log.claimAbsent(gtrid)) return 'rollback';
+      continue;
+    }
+    if (record.state === 'rollback') return 'rollback';
     if (record.state === 'commit') return 'commit';
     if (record.ageUs < host.resolveAfterMs * 1000) return undefined;
     if (await log.claimRollback(gtrid)) return 'rollback';

@@ -53,7 +53,9 @@ export class FakeXaServer implements XaServer {
     if (sql.startsWith('SELECT VERSION()')) return [{ v: this.version }];
     if (sql.startsWith('CREATE TABLE')) return {};
     if (sql.startsWith('INSERT')) {
-      this.records.set(String(parameters[0]), { state: 'prepared', ageUs: 0 });
+      // A record is new or a duplicate (a real server would first wait for an uncommitted one).
+      if (this.records.has(String(parameters[0]))) throw driverError(`Duplicate entry '${String(parameters[0])}' for key 'PRIMARY'`, 1062);
+      this.records.set(String(parameters[0]), { state: /VALUES \(\?, '(\w+)'/.exec(sql)![1]!, ageUs: 0 });
       return { affectedRows: 1 };
     }
     if (sql.startsWith('UPDATE')) {
@@ -77,8 +79,8 @@ export class FakeXaServer implements XaServer {
 
 /**
  * A branch connection on a fake server: XA START … XA PREPARE move the branch into the server's
- * prepared set; `COMMIT` / `UPDATE` of the coordinator's local transaction act on the server's
- * log. `failOn` makes one statement fail; `applyThenFail` applies it and then fails (a lost reply).
+ * prepared set; `COMMIT` / `INSERT` / `UPDATE` of the coordinator's local transaction act on the
+ * server's log. `failOn` makes one statement fail; `applyThenFail` applies it and then fails (a lost reply).
  */
 export function fakeRunner(server: FakeXaServer, options: { failOn?: string; applyThenFail?: string; error?: Error } = {}) {
   const pending: (() => void)[] = [];
@@ -109,6 +111,14 @@ export function fakeRunner(server: FakeXaServer, options: { failOn?: string; app
       if (end) {
         server.prepared.delete(`${end[2]}|${end[3]}`);
         server.attached.delete(`${end[2]}|${end[3]}`);
+      }
+      if (sql.startsWith('INSERT')) {
+        // The coordinator's decision, inserted in its local transaction: visible to others only at its COMMIT.
+        const xid = String(parameters[0]);
+        if (server.records.has(xid)) throw driverError(`Duplicate entry '${xid}' for key 'PRIMARY'`, 1062);
+        pending.push(() => server.records.set(xid, { state: 'commit', ageUs: 0 }));
+        if (options.applyThenFail && sql.startsWith(options.applyThenFail)) throw error;
+        return structured ? { affected: 1 } : { affectedRows: 1 };
       }
       if (sql.startsWith('UPDATE')) {
         // The coordinator's decision: visible to others only at its COMMIT.

@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { protocolQuery } from './xa-branch.js';
+import { isDuplicateEntry, protocolQuery } from './xa-branch.js';
 import { qualifiedName, type XaServer } from './xa-server.js';
 
 /** The state of a transaction in the log. */
@@ -113,12 +113,6 @@ export class DecisionLog {
     const rows = (await this.server.query(`SELECT xid, state, TIMESTAMPDIFF(MICROSECOND, created, NOW(6)) AS age FROM ${this.table} ${rest}`, parameters)) as { xid: string; state: string; age: number | string }[];
     return rows.map((r) => ({ xid: r.xid, state: r.state as DecisionState, ageUs: Number(r.age) }));
   }
-}
-
-/** MySQL's ER_DUP_ENTRY (1062), raised by the driver or wrapped by TypeORM. */
-function isDuplicateEntry(error: unknown): boolean {
-  const e = (error as { driverError?: { errno?: unknown }; errno?: unknown } | undefined) ?? {};
-  return (e.driverError?.errno ?? e.errno) === 1062;
 }
 
 function affectedRows(raw: unknown): number {

@@ -90,6 +90,15 @@ export function isServerError(error: unknown): boolean {
 
 /** MySQL's "unknown XID": the branch is not (or no longer) prepared on this server, or belongs to a live session. */
 export function isUnknownXid(error: unknown): boolean {
+  return errnoOf(error) === 1397;
+}
+
+/** MySQL's ER_DUP_ENTRY: a decision-log record of this xid is there already. */
+export function isDuplicateEntry(error: unknown): boolean {
+  return errnoOf(error) === 1062;
+}
+
+function errnoOf(error: unknown): unknown {
   const driverError = (error as { driverError?: { errno?: unknown } } | undefined)?.driverError ?? (error as { errno?: unknown } | undefined);
-  return driverError?.errno === 1397;
+  return driverError?.errno;
 }

@@ -80,8 +80,13 @@ function valuesOf(ref: ValueRef, p: ParameterizedSql): unknown[] {
  * 5 on MySQL, `2.5` finds nothing), so every partition is asked and answers as one database
  * would. Only writes that place a row need a partition, and refuse such a value
  * (`write/route-insert.ts`).
+ *
+ * A number compared with a string key names no one key either: MySQL compares a string column
+ * with a number as numbers, so `code = 5` finds `'5'`, `'05'` and `'5.0'`, which hash apart.
+ * (A write stores the number's text, `'5'`: its place is the text's.)
  */
 export function partitionOfValue(value: unknown, key: ShardKeyRule): number | 'all' {
+  if (key.kind === 'string' && (typeof value === 'number' || typeof value === 'bigint')) return 'all';
   try {
     return partitionOf(key, value);
   } catch (error) {

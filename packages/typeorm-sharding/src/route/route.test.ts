@@ -230,6 +230,17 @@ describe('routeByKey', () => {
     expect(describeRoute(route(sql, codes, 'mysql').route)).toEqual(expected);
   });
 
+  it("a number for a string key goes to every shard: MySQL compares them as numbers ('05' = 5)", () => {
+    const algorithm = rulesOf(4).ruleOf('codes')!.shardKey!.algorithm;
+    const sql = 'SELECT `C`.`code` AS `c` FROM `codes` `C` WHERE `C`.`code` = ?';
+    expect(describeRoute(route(sql, [5], 'mysql').route)).toEqual(['s0', 's1', 's2', 's3']);
+    expect(describeRoute(route(sql, [5n], 'mysql').route)).toEqual(['s0', 's1', 's2', 's3']);
+    expect(describeRoute(route(sql, ['5'], 'mysql').route)).toEqual([`s${algorithm.shardIndexOf('5')}`]);
+    const list = 'SELECT `C`.`code` AS `c` FROM `codes` `C` WHERE `C`.`code` IN (?, ?)';
+    const ofA = `s${algorithm.shardIndexOf('a')}`;
+    expect(describeRoute(route(list, ['a', 5], 'mysql').route)).toEqual(['s0', 's1', 's2', 's3'].map((s) => (s === ofA ? `${s} l0=(a,5)` : `${s} l0=(5)`)));
+  });
+
   it('does not modify its inputs', () => {
     const { p } = route(typeormSql(FIND, [1, 2, 4, 5, 9], 'mysql').sql, [1, 2, 4, 5, 9], 'mysql');
     const before = JSON.stringify({ slots: p.slots, inLists: p.inLists, parameters: p.parameters });

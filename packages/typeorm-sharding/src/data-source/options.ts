@@ -110,6 +110,17 @@ export interface ShardingOptions {
    * @default 10000
    */
   readonly maxSubqueryValues?: number;
+  /**
+   * How many owners of unique global index values are remembered (least recently used first
+   * out), so that a repeated `findOneBy({ email })` reads the owner's shard straight away: one
+   * round trip instead of two. The remembered owner is only a guess that the read checks: its
+   * row holds the value, and a unique value has one row in all shards; a read that finds
+   * nothing forgets the guess and reads the lookup table (three round trips that once). Used
+   * outside transactions, for SELECTs that pin each column of a unique index with one `=` and
+   * neither lock nor aggregate without GROUP BY. 0 turns it off.
+   * @default 10000
+   */
+  readonly rememberedOwners?: number;
   /** Called after every physical statement (success or failure). Keep it cheap: it runs on the query path. */
   readonly onPhysicalQuery?: (event: PhysicalQueryEvent) => void;
   /**

@@ -80,6 +80,7 @@ export function resolveShardingOptions(options: ShardingOptions = {}, widestServ
     streamThreshold: positiveInteger('streamThreshold', options.streamThreshold, 1000),
     pageWindows: options.pageWindows ?? true,
     maxSubqueryValues: positiveInteger('maxSubqueryValues', options.maxSubqueryValues, 10_000),
+    rememberedOwners: options.rememberedOwners === 0 ? 0 : positiveInteger('rememberedOwners', options.rememberedOwners, 10_000),
     coalesce: coalesce === false ? undefined : { maxBranches: positiveInteger('coalesce.maxBranches', coalesce === true ? undefined : coalesce.maxBranches, defaultBranches) },
     globalQueue: globalConcurrency === undefined ? undefined : new PQueue({ concurrency: globalConcurrency }),
     onPhysicalQuery: options.onPhysicalQuery,

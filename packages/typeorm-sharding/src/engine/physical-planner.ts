@@ -59,6 +59,8 @@ export interface EngineSettings extends RouteSettings {
   readonly bigintForm?: 'text' | 'number';
   /** Counts the lookup reads' hits and misses. */
   readonly indexMetrics?: IndexMetrics | undefined;
+  /** Owners of unique global index values remembered (see `OwnerMemory`); 0: none. @default 0 */
+  readonly rememberedOwners?: number;
 }
 
 /** Physical plans of one ShardedDataSource's statements. */

@@ -12,12 +12,12 @@ import { ParameterizeCache, type ParameterizedSql, type SqlDialect } from '../pa
 import { analyze } from '../plan/analyze.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
 import type { PhysicalStatement } from '../rewrite/physical-statement.js';
-import type { ShardingRules } from '../rules/index.js';
+import { partitionOf, placeOf, type ShardingRules } from '../rules/index.js';
 import type { ShardSession } from '../session/shard-session.js';
 import { commitsImplicitly } from '../session/implicit-commit.js';
 import { conflictClausesOf } from '../plan/write/conflict-clause.js';
 import { insertHeadOf } from '../plan/write/insert-head.js';
-import { indexedWrite, LookupReads, lookupSiteOf, lookupValuesOf, maintainIndexes, ownerShardsOf, type LookupSite } from '../indexes/index.js';
+import { indexedWrite, LookupReads, lookupSiteOf, lookupValuesOf, maintainIndexes, OwnerMemory, ownerShardsOf, type LookupSite } from '../indexes/index.js';
 import type { Plan } from '../plan/plan.js';
 import { copiesResult } from './copies-result.js';
 import { asLogicalError, withLogicalErrors } from './logical-error.js';
@@ -61,6 +61,8 @@ export class ShardingEngine {
   private readonly checked = new WeakSet<object>();
   /** The lookup reads' statements, written without the planner. */
   private readonly lookupReads: LookupReads;
+  /** Owners that lookups of unique indexes found, read first next time (see `OwnerMemory`). */
+  private readonly owners: OwnerMemory;
 
   constructor(
     readonly rules: ShardingRules,
@@ -77,6 +79,7 @@ export class ShardingEngine {
       databaseOf: (shard) => (qualified ? targets[shard]!.database : undefined),
       coalesce: qualified && settings.coalesce ? { serverOf: (shard) => targets[shard]!.server, maxBranches: settings.coalesce.maxBranches } : undefined,
     });
+    this.owners = new OwnerMemory(settings.rememberedOwners ?? 0);
     this.executor = { concurrency: settings.concurrency, globalQueue: settings.globalQueue, onPhysicalQuery: settings.onPhysicalQuery, logPhysical: settings.logPhysical };
     this.compound = {
       dialect,
@@ -163,7 +166,32 @@ export class ShardingEngine {
         );
       }
     }
-    const onlyShards = p ? await this.lookedUp(p, session) : undefined;
+    const lookup = p ? this.lookupOf(p) : undefined;
+    if (lookup === undefined) return this.runPlanned(sql, parameters, session, exact, undefined, p);
+    const remembered = session.inTransaction ? undefined : this.owners.keyOf(lookup.site, lookup.values);
+    if (remembered !== undefined) {
+      const owner = this.owners.ownerOf(remembered);
+      if (owner !== undefined) {
+        // A guess the read checks (see `OwnerMemory`): a row proves it, no row sends the read through the lookup table.
+        const result = await this.runPlanned(sql, parameters, session, exact, new Set([this.shardOfOwner(lookup.site, owner)]), p);
+        const metrics = this.settings.indexMetrics;
+        if ((result.records?.length ?? 0) > 0) {
+          metrics?.rememberedHits.inc({ index: lookup.site.index.lookupTable });
+          return result;
+        }
+        metrics?.rememberedStale.inc({ index: lookup.site.index.lookupTable });
+        this.owners.forget(remembered);
+      }
+    }
+    const found = await this.lookedUp(lookup, session);
+    const result = await this.runPlanned(sql, parameters, session, exact, found.shards, p);
+    // Remembered once the owner's read found its row: a dangling entry is never remembered.
+    if (remembered !== undefined && (result.records?.length ?? 0) > 0) this.owners.remember(remembered, lookup.site, lookup.values, found.rows);
+    return result;
+  }
+
+  /** `run` after the lookup routing: the statement's plan, run (`onlyShards`: a SELECT reaches only these shards). */
+  private async runPlanned(sql: string, parameters: readonly unknown[] | undefined, session: ShardSession, exact: boolean, onlyShards?: ReadonlySet<number>, p?: ParameterizedSql): Promise<QueryResult> {
     const work = await this.checkedPlan(sql, parameters ?? [], onlyShards, p);
     switch (work.kind) {
       case 'pulled':
@@ -334,27 +362,35 @@ export class ShardingEngine {
   }
 
   /**
-   * A SELECT that pins a globally indexed column (`WHERE email = ?`): the shards of its rows,
-   * read from the lookup table first (Vitess's lookup routing); undefined for any other statement.
-   * The lookup statement is written from the index (`indexes/lookup-read.ts`), not planned: it
-   * is a plain read (no lock, no transaction of its own), and carries the user's statement's
-   * routing (its hints, its shape: a locking read's lookup is read on the primary too).
+   * A SELECT that pins a globally indexed column (`WHERE email = ?`): its lookup site and the
+   * values it asks; undefined for any other statement (and for one the planner cannot read:
+   * `checkedPlan` reports it).
    */
-  private async lookedUp(p: ParameterizedSql, session: ShardSession): Promise<ReadonlySet<number> | undefined> {
+  private lookupOf(p: ParameterizedSql): Lookup | undefined {
     if (p.verb !== 'SELECT') return undefined;
     let plan: Plan;
     try {
       plan = this.plans.getOrCreate(p.key, () => analyze(p, this.rules, this.dialect));
     } catch {
-      return undefined; // checkedPlan reports it
+      return undefined;
     }
     if (plan.kind !== 'select') return undefined;
     let site = this.lookupSites.get(plan);
     if (site === undefined) this.lookupSites.set(plan, (site = lookupSiteOf(plan, p, this.rules, (g) => !this.writeOnly.has(g.lookupTable)) ?? null));
     if (site === null) return undefined;
-    const values = lookupValuesOf(site, p);
+    return { site, plan, p, values: lookupValuesOf(site, p) };
+  }
+
+  /**
+   * The shards of a lookup's rows, read from the lookup table first (Vitess's lookup routing).
+   * The lookup statement is written from the index (`indexes/lookup-read.ts`), not planned: it
+   * is a plain read (no lock, no transaction of its own), and carries the user's statement's
+   * routing (its hints, its shape: a locking read's lookup is read on the primary too).
+   * Returns the lookup rows too (see `OwnerMemory.remember`).
+   */
+  private async lookedUp({ site, plan, p, values }: Lookup, session: ShardSession): Promise<{ shards: ReadonlySet<number>; rows: readonly Record<string, unknown>[] }> {
     // A column given only NULLs (or an empty IN) matches no row: nothing to look up, no shard to read.
-    if (values.some((v) => v.length === 0)) return new Set();
+    if (values.some((v) => v.length === 0)) return { shards: new Set(), rows: [] };
     const statements = this.lookupReads.statementsOf(site.index, values);
     const routing = this.settings.routing;
     const results = await executeStatements(routing === undefined ? statements : routing.attach(statements, p, plan), this.targets, session, this.executor);
@@ -365,7 +401,13 @@ export class ShardingEngine {
       if (found.hits > 0) metrics.lookupHits.inc({ index: site.index.lookupTable }, found.hits);
       if (found.misses > 0) metrics.lookupMisses.inc({ index: site.index.lookupTable }, found.misses);
     }
-    return found.shards;
+    return { shards: found.shards, rows };
+  }
+
+  /** The shard of the owner row whose shard key is `owner`, under the current rules. */
+  private shardOfOwner(site: LookupSite, owner: unknown): number {
+    const key = this.rules.ruleOf(site.index.table)!.shardKey!;
+    return placeOf(key, partitionOf(key, owner)).shard;
   }
 
   /**
@@ -381,6 +423,14 @@ export class ShardingEngine {
     const routing = this.settings.routing;
     return routing === undefined ? physical : withStatementsOf(physical, (statements) => routing.attach(statements, p, plan));
   }
+}
+
+/** A SELECT routed by a global index: where its values are, and the values of this statement. */
+interface Lookup {
+  readonly site: LookupSite;
+  readonly plan: Plan;
+  readonly p: ParameterizedSql;
+  readonly values: unknown[][];
 }
 
 /** The sort keys of a windowed read's merge (always an ordered one: see `pageWindowOf`). */

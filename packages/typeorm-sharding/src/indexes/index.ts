@@ -3,6 +3,7 @@ export { maintainIndexes, type IndexHost } from './maintain-indexes.js';
 export { registerLookupTables } from './register-lookups.js';
 export { lookupSchemaOf } from './lookup-schema.js';
 export { lookupSiteOf, lookupValuesOf, ownerShardsOf, type LookupSite, type OwnerShards } from './lookup-routing.js';
+export { OwnerMemory } from './owner-memory.js';
 export { LookupReads, lookupText, type LookupReadTargets } from './lookup-read.js';
 export { unbuiltIndexes } from './check-built.js';
 export { IndexMetrics, type IndexMetricsOptions } from './index-metrics.js';

@@ -13,6 +13,13 @@ export interface LookupSite {
   readonly index: GlobalIndex;
   /** Per column of the index (in its order): where its values are in a statement of this shape. */
   readonly refs: readonly (readonly ValueRef[])[];
+  /**
+   * The owner a lookup found for a value may be remembered and read first next time
+   * (`owner-memory.ts`): a unique index, each column pinned by one `=`, and a SELECT whose rows
+   * are the owner's rows (no aggregate without GROUP BY: it returns a row when nothing matches)
+   * that locks nothing (a locking read of a wrong guess would lock the wrong shard's gap).
+   */
+  readonly rememberable: boolean;
 }
 
 /**
@@ -42,7 +49,9 @@ export function lookupSiteOf(plan: SelectPlan, p: ParameterizedSql, rules: Shard
   };
   for (const index of indexes) {
     const refs = index.columns.map(pinned);
-    if (refs.every((r) => r !== undefined)) return { index, refs };
+    if (!refs.every((r) => r !== undefined)) continue;
+    const rememberable = index.unique && !plan.globalAggregate && ast.locking === undefined && refs.every((r) => r.length === 1 && r[0]!.kind === 'slot');
+    return { index, refs, rememberable };
   }
   return undefined;
 }

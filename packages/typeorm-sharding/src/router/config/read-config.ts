@@ -9,7 +9,7 @@ import { readNodeMap, readServer, readServerList, SERVER_KEYS, type NodeRegistry
 
 const TOP_KEYS = ['nodes', 'defaults', 'routing', 'servers', 'healthCheck', 'loadScore', 'warmUp', 'sharding'] as const;
 const ROUTING_KEYS = [...SERVER_KEYS.filter((k) => k !== 'name'), ...ROUTING_POLICY_KEYS];
-const SHARDING_NUMBER_KEYS = ['concurrency', 'globalConcurrency', 'maxInValuesPerQuery', 'planCacheSize', 'streamThreshold', 'maxSubqueryValues'] as const;
+const SHARDING_NUMBER_KEYS = ['concurrency', 'globalConcurrency', 'maxInValuesPerQuery', 'planCacheSize', 'streamThreshold', 'maxSubqueryValues', 'rememberedOwners'] as const;
 const SHARDING_KEYS = ['shards', 'pruning', ...SHARDING_NUMBER_KEYS] as const;
 
 /** The server a shard database lives on (issue 9's `shards: [{ name, server, database }]`). */

@@ -273,24 +273,31 @@ export function evaluateTargets(R) {
     const where = topology === 'one' ? 'one server' : 'two servers';
     const reads = T?.reads;
     const err = (...keys) => (!reads ? { error: R.globalIndex?.error ?? 'not run' } : keys.map((k) => reads[k]).find((r) => r?.error));
-    {
-      const name = `findOneBy({ email }) through the lookup / scattered, throughput, 64 shards, 16 clients, ${where} (issue 16)`;
-      const e = err('lookup', 'scatter');
-      if (e) rows.push(target(name, '≥ 10.00×', e));
-      else {
-        const r = pairedRatio(reads.lookup, reads.scatter);
-        rows.push(target(name, '≥ 10.00×', { text: `${x2(r.value)}${spread(r)}` }, r.value >= 10));
+    // Each read by email twice: its first read (the lookup table, then the owner) and a repeated one (the owner remembered).
+    for (const [key, which] of [['lookup', 'first read of a value'], ['remembered', 'repeated read, owner remembered']]) {
+      {
+        const name = `findOneBy({ email }) through the lookup / scattered, throughput, 64 shards, 16 clients, ${where}, ${which} (issue 16)`;
+        const e = err(key, 'scatter');
+        if (e) rows.push(target(name, '≥ 10.00×', e));
+        else {
+          const r = pairedRatio(reads[key], reads.scatter);
+          // No read of one row beats a read by its shard key: that ratio is the ceiling here.
+          const ceiling = pairedRatio(reads.byId, reads.scatter).value;
+          const note = key === 'remembered' && Number.isFinite(ceiling) ? `findOneBy({ id }) / scattered: ${x2(ceiling)}` : '';
+          rows.push(target(name, '≥ 10.00×', { text: `${x2(r.value)}${spread(r)}` }, r.value >= 10, note));
+        }
       }
-    }
-    {
-      const name = `findOneBy({ email }) through the lookup / findOneBy({ id }), time per call, 64 shards, 16 clients, ${where} (issue 16)`;
-      const e = err('lookup', 'byId');
-      if (e) rows.push(target(name, '≤ 1.30×', e));
-      else {
-        const r = pairedRatio(reads.byId, reads.lookup);
-        const ceiling = pairedRatio(reads.rawOne, reads.rawTwo).value;
-        const floor = lookupFloor(reads);
-        rows.push(target(name, '≤ 1.30×', { text: `${x2(r.value)}${spread(r)}` }, r.value <= 1.3, Number.isFinite(ceiling) ? `two raw mysql2 point reads in sequence / one: ${x2(ceiling)}; findOneBy({ id }) plus one raw point read / findOneBy({ id }): ${x2(floor)}` : ''));
+      {
+        const name = `findOneBy({ email }) through the lookup / findOneBy({ id }), time per call, 64 shards, 16 clients, ${where}, ${which} (issue 16)`;
+        const e = err(key, 'byId');
+        if (e) rows.push(target(name, '≤ 1.30×', e));
+        else {
+          const r = pairedRatio(reads.byId, reads[key]);
+          const ceiling = pairedRatio(reads.rawOne, reads.rawTwo).value;
+          const floor = lookupFloor(reads);
+          const note = key === 'lookup' && Number.isFinite(ceiling) ? `two raw mysql2 point reads in sequence / one: ${x2(ceiling)}; findOneBy({ id }) plus one raw point read / findOneBy({ id }): ${x2(floor)}` : '';
+          rows.push(target(name, '≤ 1.30×', { text: `${x2(r.value)}${spread(r)}` }, r.value <= 1.3, note));
+        }
       }
     }
   }
@@ -695,11 +702,11 @@ export function writeReport(R, dir) {
   const GI = R.globalIndex;
   L.push('## 12. Global indexes');
   L.push('');
-  L.push(`Users with a globally unique email (a lookup table \`email → id\`, sharded by the email) over ${GI?.shards ?? 64} shards, ${n0(GI?.users)} rows, ${GI?.clients ?? 16} clients, on one server and on two — the same 64 databases reached as two servers (even shards on one pool, odd on another), as the XA case does: every round trip is real, the network is loopback. *lookup*: \`findOneBy({ email })\` (the lookup row, then the owner's row on its shard, its \`WHERE email = ?\` kept); *scatter*: the same call on a table whose email is unique per shard only (\`uniquePerShard\`: no lookup table, every shard asked, one UNION ALL per 16 shards of a server); *byId*: \`findOneBy({ id })\`. *raw two* / *raw one*: mysql2 by hand, the lookup row then the owner row against one point read — the ceiling of a read that needs the lookup's answer before it can ask the owner. Round trips and statements per call are counted with \`onPhysicalQuery\`.`);
+  L.push(`Users with a globally unique email (a lookup table \`email → id\`, sharded by the email) over ${GI?.shards ?? 64} shards, ${n0(GI?.users)} rows, ${GI?.clients ?? 16} clients, on one server and on two — the same 64 databases reached as two servers (even shards on one pool, odd on another), as the XA case does: every round trip is real, the network is loopback. *lookup*: \`findOneBy({ email })\` on a data source that remembers no owner (\`rememberedOwners: 0\`: the lookup row, then the owner's row on its shard, its \`WHERE email = ?\` kept) — what the first read of a value costs; *remembered*: the same call on a data source that has read every value once and remembers its owner (its shard straight away; the owner's read checks the guess) — what a repeated read costs; *scatter*: the same call on a table whose email is unique per shard only (\`uniquePerShard\`: no lookup table, every shard asked, one UNION ALL per 16 shards of a server); *byId*: \`findOneBy({ id })\`. *raw two* / *raw one*: mysql2 by hand, the lookup row then the owner row against one point read — the ceiling of a read that needs the lookup's answer before it can ask the owner. Round trips and statements per call are counted with \`onPhysicalQuery\`.`);
   L.push('');
   L.push('| servers | variant | calls / s | p50 / p99 ms | Node CPU µs / call | server CPU µs / call | round trips / shard statements | lookup / variant throughput | time / byId (raw: / raw one) |');
   L.push('|---|---|---|---|---|---|---|---|---|');
-  const giLabel = { lookup: 'lookup', scatter: 'scatter', byId: 'byId', rawTwo: 'raw two (mysql2)', rawOne: 'raw one (mysql2)' };
+  const giLabel = { lookup: 'lookup', remembered: 'remembered owner', scatter: 'scatter', byId: 'byId', rawTwo: 'raw two (mysql2)', rawOne: 'raw one (mysql2)' };
   for (const topology of GX_TOPOLOGIES) {
     const T = GI?.topologies?.[topology];
     if (!T) continue;
@@ -707,12 +714,12 @@ export function writeReport(R, dir) {
       const r = T.reads[key];
       const shape = T.shape?.[key];
       const base = key.startsWith('raw') ? T.reads.rawOne : T.reads.byId;
-      L.push(`| ${topology} | ${giLabel[key]} | ${cellText(r, (x) => n0(x.qps))} | ${cellText(r, (x) => `${ms(x.p50)} / ${ms(x.p99)}`)} | ${cellText(r, (x) => n0(x.nodeCpuUs))} | ${cellText(r, (x) => n0(x.serverCpuUs))} | ${shape ? `${shape.roundTrips} / ${shape.statements}` : key === 'rawTwo' ? '2 / 2' : key === 'rawOne' ? '1 / 1' : '—'} | ${key === 'lookup' || key.startsWith('raw') ? '—' : x2(pairedRatio(T.reads.lookup, r).value)} | ${x2(pairedRatio(base, r).value)} |`);
+      L.push(`| ${topology} | ${giLabel[key]} | ${cellText(r, (x) => n0(x.qps))} | ${cellText(r, (x) => `${ms(x.p50)} / ${ms(x.p99)}`)} | ${cellText(r, (x) => n0(x.nodeCpuUs))} | ${cellText(r, (x) => n0(x.serverCpuUs))} | ${shape ? `${shape.roundTrips} / ${shape.statements}` : key === 'rawTwo' ? '2 / 2' : key === 'rawOne' ? '1 / 1' : '—'} | ${key === 'lookup' || key === 'remembered' || key.startsWith('raw') ? '—' : x2(pairedRatio(T.reads.lookup, r).value)} | ${x2(pairedRatio(base, r).value)} |`);
     }
   }
   for (const topology of GX_TOPOLOGIES) {
     const T = GI?.topologies?.[topology];
-    if (T) L.push(`\n${topology === 'one' ? 'One server' : 'Two servers'}: lookup / byId time ${x2(pairedRatio(T.reads.byId, T.reads.lookup).value)}; the floor of a read that needs two round trips in sequence, byId plus one raw point read (raw two − raw one) over byId, ${x2(lookupFloor(T.reads))}.`);
+    if (T) L.push(`\n${topology === 'one' ? 'One server' : 'Two servers'}: lookup / byId time ${x2(pairedRatio(T.reads.byId, T.reads.lookup).value)} (remembered owner ${x2(pairedRatio(T.reads.byId, T.reads.remembered).value)}); the floor of a read that needs two round trips in sequence, byId plus one raw point read (raw two − raw one) over byId, ${x2(lookupFloor(T.reads))}.`);
   }
   L.push('');
   L.push('Inserts, one row per call: *plain* into the table without a global index; *indexed* into the table with one — the lookup row is a second write in the owner\'s transaction, its shard on the owner\'s server (a local transaction); *indexed, across servers*: the lookup row\'s shard on the other server (XA two-phase commit). Report only.');

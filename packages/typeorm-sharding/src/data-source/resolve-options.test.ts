@@ -17,3 +17,15 @@ describe('resolveShardingOptions: coalesced statement width', () => {
     expect(resolveShardingOptions({ concurrency: 2, coalesce: false }, 1024).coalesce).toBeUndefined();
   });
 });
+
+describe('resolveShardingOptions: remembered owners', () => {
+  it('remembers 10,000 owners by default, none with 0, as many as asked otherwise', () => {
+    expect(resolveShardingOptions({}).rememberedOwners).toBe(10_000);
+    expect(resolveShardingOptions({ rememberedOwners: 0 }).rememberedOwners).toBe(0);
+    expect(resolveShardingOptions({ rememberedOwners: 50 }).rememberedOwners).toBe(50);
+  });
+
+  it.each([-1, 1.5, '100', null])('refuses %j with ShardingConfigError naming the option', (value) => {
+    expect(() => resolveShardingOptions({ rememberedOwners: value as never })).toThrow(/sharding\.rememberedOwners must be a positive integer/);
+  });
+});

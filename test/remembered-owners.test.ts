@@ -46,6 +46,16 @@ describe.each(backends)('remembered owners of unique values on %s', (backend) =>
     return metrics.find((m) => m.name === `typeorm_sharding_index_${name}`)?.values.reduce((n, v) => n + v.value, 0) ?? 0;
   }
 
+  /** `a@x` read once with owner `a` (remembered), then moved: `a` takes another email, `b` takes `a@x`. */
+  async function rememberThenMove(a: number, b: number): Promise<void> {
+    await both((ds) => ds.getRepository(GxUser).insert(user(a, 'a@x')));
+    await same(byEmail('a@x'));
+    await both(async (ds) => {
+      await ds.getRepository(GxUser).update({ id: a }, { email: 'old@x' });
+      await ds.getRepository(GxUser).insert(user(b, 'a@x'));
+    });
+  }
+
   it('reads the owner shard straight away the second time: one round trip', async () => {
     const [a] = await open();
     await both((ds) => ds.getRepository(GxUser).insert(user(a, 'a@x')));
@@ -56,12 +66,7 @@ describe.each(backends)('remembered owners of unique values on %s', (backend) =>
 
   it('follows a value that moved to an owner on another shard (the stale guess finds nothing, the lookup is read)', async () => {
     const [a, b] = await open();
-    await both((ds) => ds.getRepository(GxUser).insert(user(a, 'a@x')));
-    await same(byEmail('a@x'));
-    await both(async (ds) => {
-      await ds.getRepository(GxUser).update({ id: a }, { email: 'old@x' });
-      await ds.getRepository(GxUser).insert(user(b, 'a@x'));
-    });
+    await rememberThenMove(a, b);
     expect(await same(byEmail('a@x'))).toEqual([owner(a), lookup('a@x'), owner(b)]);
     expect(await metric('remembered_stale_total')).toBe(1);
     expect(await same(byEmail('a@x'))).toEqual([owner(b)]);
@@ -78,12 +83,7 @@ describe.each(backends)('remembered owners of unique values on %s', (backend) =>
 
   it('counts by a value whose remembered owner is stale as one database does (COUNT gives a row when nothing matches)', async () => {
     const [a, b] = await open();
-    await both((ds) => ds.getRepository(GxUser).insert(user(a, 'a@x')));
-    await same(byEmail('a@x'));
-    await both(async (ds) => {
-      await ds.getRepository(GxUser).update({ id: a }, { email: 'old@x' });
-      await ds.getRepository(GxUser).insert(user(b, 'a@x'));
-    });
+    await rememberThenMove(a, b);
     await same((ds) => ds.getRepository(GxUser).countBy({ email: 'a@x' }));
     await same((ds) => ds.query('SELECT COUNT(*) AS n FROM gx_users WHERE email = ?', ['a@x']).then((r: { n: unknown }[]) => Number(r[0]!.n)));
     await same((ds) => ds.getRepository(GxUser).findOneBy({ email: 'a@x' }));

@@ -70,6 +70,13 @@ describe('comparing answers', () => {
     expect(differenceOf([{ t: 'Apple' }], [{ t: 'APPLE' }], caseOf([text], true))).toMatch(/plain "Apple", sharded "APPLE"/);
     expect(differenceOf([{ f: 1 / 3 }], [{ f: 0.33333333333333337 }], caseOf([float], true))).toBeUndefined();
   });
+
+  it('pairs multiset rows whose floats agree to 8 digits by their exact values (not crosswise)', () => {
+    const plain = [{ g: 1, f: 142860.14285714287 }, { g: 1, f: 142860.14385714286 }];
+    const sharded = [{ g: 1, f: 142860.14385714286 }, { g: 1, f: 142860.1428571428 }];
+    expect(differenceOf(plain, sharded, caseOf([num, float], false))).toBeUndefined();
+    expect(differenceOf(plain, [sharded[0]!, { g: 1, f: 142860.15 }], caseOf([num, float], false))).toMatch(/column "f"/);
+  });
 });
 
 describe('the query-shape generator', () => {

@@ -126,6 +126,25 @@ function rowKey(row: Row, columns: readonly string[], modes: readonly CompareMod
   );
 }
 
+/**
+ * Orders rows for a multiset comparison: by their rounded keys, then, among rows whose keys are
+ * equal, by the exact values of their float columns. Without the second step two groups whose
+ * sums agree to 8 digits (142860.14285714287 and 142860.14385714286) keep each source's own
+ * order and are paired crosswise.
+ */
+function compareForMultiset(x: Row, y: Row, columns: readonly string[], modes: readonly CompareMode[]): number {
+  const kx = rowKey(x, columns, modes);
+  const ky = rowKey(y, columns, modes);
+  if (kx !== ky) return kx < ky ? -1 : 1;
+  for (const [i, k] of columns.entries()) {
+    if (modes[i] !== 'float' && modes[i] !== 'rounded') continue;
+    const a = Number(x[k]);
+    const b = Number(y[k]);
+    if (Number.isFinite(a) && Number.isFinite(b) && a !== b) return a - b;
+  }
+  return 0;
+}
+
 /** What differs between the two answers, or undefined when they agree. */
 export function differenceOf(plain: readonly Row[], sharded: readonly Row[], c: ShapeCase): string | undefined {
   if (!Array.isArray(sharded)) return `the sharded source returned ${typeof sharded}, not rows`;
@@ -140,7 +159,7 @@ export function differenceOf(plain: readonly Row[], sharded: readonly Row[], c: 
   let a = plain;
   let b = sharded;
   if (!c.ordered) {
-    const sortRows = (rows: readonly Row[]) => [...rows].sort((x, y) => (rowKey(x, columns, modes) < rowKey(y, columns, modes) ? -1 : rowKey(x, columns, modes) > rowKey(y, columns, modes) ? 1 : 0));
+    const sortRows = (rows: readonly Row[]) => [...rows].sort((x, y) => compareForMultiset(x, y, columns, modes));
     a = sortRows(plain);
     b = sortRows(sharded);
   }

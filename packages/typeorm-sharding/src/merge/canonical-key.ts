@@ -1,3 +1,4 @@
+import { UnsupportedShardingError } from '../errors/index.js';
 import { collationKey, type Collation } from '../values/collation.js';
 import { isSqlNull } from '../values/compare-values.js';
 import { parseDecimal } from '../values/decimal.js';
@@ -26,6 +27,7 @@ export function canonicalValueKey(value: unknown, collation: Collation = 'binary
   if (isSqlNull(value)) return 'N';
   switch (typeof value) {
     case 'string':
+      if (value.includes(REPLACEMENT_CHARACTER)) throw undecodableText(value);
       return `s${collationKey(value, collation)}`;
     case 'number':
       return Number.isSafeInteger(value) ? `n${value}` : `n${canonicalNumberText(String(value))}`;
@@ -37,6 +39,23 @@ export function canonicalValueKey(value: unknown, collation: Collation = 'binary
   if (value instanceof Date) return `d${value.getTime()}`;
   if (value instanceof Uint8Array) return `b${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
   return `j${stableJson(value)}`;
+}
+
+/**
+ * U+FFFD is what a driver reads text that is not valid UTF-8 as (better-sqlite3 does so for
+ * every TEXT value, and SQLite's `blob || 'x'` makes such text): X'80' and X'FF' both arrive as
+ * "\uFFFD", so their rows can no longer be told apart, and a merge that groups by the JS string
+ * would join two groups the database keeps apart. Refused rather than guessed.
+ */
+const REPLACEMENT_CHARACTER = '\uFFFD';
+
+function undecodableText(value: string): UnsupportedShardingError {
+  const shown = JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return new UnsupportedShardingError(
+    `A GROUP BY / DISTINCT / UNION value over several shards is text holding U+FFFD (${shown}), the character a driver reads bytes that are not valid UTF-8 as: ` +
+      'values that differ in the database arrive equal here, so they cannot be grouped across shards. Group by HEX(…) or CAST(… AS BLOB) of the expression instead.',
+    { stage: 'merge' },
+  );
 }
 
 // 1e21 and 1000000000000000000000n must share a key: both are written as plain digits.

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { crc32, moveBucketsOffline, ShardedDataSource, Sharded, ShardKey, ShardingConfigError, TopologyDocumentError } from '../packages/typeorm-sharding/src/index.js';
+import { crc32, moveBucketsOffline, ShardedDataSource, Sharded, ShardKey, ShardingConfigError, TopologyDocumentError, type PhysicalQueryEvent } from '../packages/typeorm-sharding/src/index.js';
+import { GxUser } from './support/global-index-entities.js';
 
 // SQLite's resharding path: an offline move of bucket ranges between shard files, published in
 // the topology store file, seen by a second data source opened on the same files.
@@ -42,13 +43,13 @@ const ROWS = 60;
 let dir: string;
 const open: ShardedDataSource[] = [];
 
-function source(entities: Function[] = [MovedOrder, MovedTag]): ShardedDataSource {
+function source(entities: Function[] = [MovedOrder, MovedTag], onPhysicalQuery?: (e: PhysicalQueryEvent) => void): ShardedDataSource {
   const ds = new ShardedDataSource({
     type: 'better-sqlite3',
     entities,
     synchronize: true,
     shards: ['s0', 's1', 's2'].map((name) => ({ name, database: join(dir, `${name}.db`) })),
-    sharding: { topology: { file: join(dir, 'topology.db'), refreshMs: 60_000 } },
+    sharding: { topology: { file: join(dir, 'topology.db'), refreshMs: 60_000 }, ...(onPhysicalQuery ? { onPhysicalQuery } : {}) },
   });
   open.push(ds);
   return ds;
@@ -112,6 +113,32 @@ describe('SQLite offline move', () => {
     expect(other.topology.document.bucketMap).toContainEqual({ ...MOVE, shard: 's2' });
     expect(await other.getRepository(MovedOrder).findOneBy({ id: movedOrders[0] })).toMatchObject({ amount: 999 });
     expect(await other.getRepository(MovedOrder).count()).toBe(ROWS + 1);
+  });
+
+  it('reads a remembered owner where its row is after the move (the guess is a shard-key value, not a shard)', async () => {
+    // The shards of the owner reads (`gx_users`), not of the lookup table's.
+    const shards: string[] = [];
+    const record = (e: PhysicalQueryEvent) => {
+      for (const b of e.branches ?? [e]) if (!/gidx/.test(b.sql)) shards.push(b.shard);
+    };
+    const ds = await source([GxUser], record).initialize();
+    const id = Array.from({ length: 5000 }, (_, i) => i + 1).find((k) => bucketOf(k) >= MOVE.from && bucketOf(k) <= MOVE.to)!;
+    const users = ds.getRepository(GxUser);
+    await users.insert({ id, email: 'moved@x', name: 'm' });
+    expect(await users.findOneBy({ email: 'moved@x' })).toMatchObject({ id });
+    shards.length = 0;
+    expect(await users.findOneBy({ email: 'moved@x' })).toMatchObject({ id });
+    expect(shards).toEqual(['s0']); // remembered: one round trip, to the owner's shard
+
+    await moveBucketsOffline(ds, { ranges: [MOVE], to: 's2' });
+    expect(idsIn('s0.db', 'gx_users', 'id')).not.toContain(String(id));
+    shards.length = 0;
+    expect(await users.findOneBy({ email: 'moved@x' })).toMatchObject({ id, email: 'moved@x' });
+    expect(shards).not.toContain('s0');
+    expect(shards[shards.length - 1]).toBe('s2');
+    shards.length = 0;
+    expect(await users.findOneBy({ email: 'moved@x' })).toMatchObject({ id });
+    expect(shards).toEqual(['s2']);
   });
 
   it('refuses buckets of several shards, a move onto their owner, and entities the store cannot place', async () => {

@@ -132,8 +132,12 @@ async function main() {
     if (!cfg.reuse) {
       const t = performance.now();
       await loadOrders({ total: ctx.totalOrders, shardIndexOf: ctx.shardIndexOf, shardCount: SHARDS, label: `load orders → ${SHARDS} shards + plain` });
-      if (wants('deep-paging')) await loadPages({ total: ctx.totalPages, shardIndexOf: (id) => pageAlgorithm.shardIndexOf(id), shardCount: PAGING_SHARDS, label: `load pages  → ${PAGING_SHARDS} shards + plain` });
+      ctx.pagesLoaded = wants('deep-paging');
+      if (ctx.pagesLoaded) await loadPages({ total: ctx.totalPages, shardIndexOf: (id) => pageAlgorithm.shardIndexOf(id), shardCount: PAGING_SHARDS, label: `load pages  → ${PAGING_SHARDS} shards + plain` });
       loadSeconds = (performance.now() - t) / 1000;
+    } else {
+      // A --keep run loaded the pages when it ran deep-paging.
+      ctx.pagesLoaded = (await admin.query('SELECT COUNT(*) AS n FROM `bench_plain`.`pages`').then(([r]) => Number(r[0].n), () => 0)) > 0;
     }
     ctx.pools = rawPools(SHARDS, cfg.poolSize);
     log('[setup] SQLite pair');

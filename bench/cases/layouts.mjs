@@ -5,6 +5,10 @@
 //   tables     one table per shard in one database (`orders_<i>`), one UNION ALL branch per table
 //   partitions one table PARTITION BY LIST on a stored bucket column (the shard index), one
 //              statement `WHERE (bucket, id) IN ((3, 11), …)`: the server prunes the partitions
+// And the feed page of §7 (`ORDER BY createdAt DESC, id DESC LIMIT 20` over the 16 page shards,
+// one client) under the same three layouts, when the pages are loaded: one statement per server,
+// a UNION ALL of 16 branches each `LIMIT` the plugin's cap (databases, tables), or one plain
+// statement on the partitioned table (the server merges its partitions' ordered index scans).
 // The copies are made on the server from the loaded shards (INSERT … SELECT) and dropped after.
 import mysql from 'mysql2/promise';
 import { alternate, verify } from '../lib/loop.mjs';
@@ -17,6 +21,33 @@ export const LAYOUT_VARIANTS = ['unsharded', 'databases', 'tables', 'partitions'
 const COLUMNS = '`id`, `buyerId`, `amount`, `note`, `createdAt`';
 const BRANCHES = 16;
 const DDL = '`id` bigint NOT NULL, `buyerId` int NOT NULL, `amount` int NOT NULL, `note` varchar(40) NOT NULL, `createdAt` datetime NOT NULL';
+
+const PAGE_COLUMNS = '`id`, `amount`, `note`, `createdAt`';
+const PAGE_DDL = '`id` bigint NOT NULL, `amount` int NOT NULL, `note` varchar(40) NOT NULL, `createdAt` datetime NOT NULL';
+const PAGE = 20;
+const FEED_ORDER = 'ORDER BY `createdAt` DESC, `id` DESC';
+
+/** The 16 page shards copied as tables and as partitions of one table, with their statistics. */
+async function createPageLayouts(admin, shards) {
+  const partitions = Array.from({ length: shards }, (_, i) => `PARTITION p${i} VALUES IN (${i})`).join(', ');
+  await admin.query(`CREATE TABLE \`${LAYOUT_DB}\`.\`pages_part\` (${PAGE_DDL}, \`bucket\` smallint NOT NULL, PRIMARY KEY (\`id\`, \`bucket\`), KEY \`IDX_pages_createdAt_id\` (\`createdAt\`, \`id\`)) ENGINE=InnoDB PARTITION BY LIST (\`bucket\`) (${partitions})`);
+  for (let i = 0; i < shards; i++) {
+    await admin.query(`CREATE TABLE \`${LAYOUT_DB}\`.\`pages_${i}\` LIKE \`${shardDb(i)}\`.\`pages\``);
+    await admin.query(`INSERT INTO \`${LAYOUT_DB}\`.\`pages_${i}\` SELECT ${PAGE_COLUMNS} FROM \`${shardDb(i)}\`.\`pages\``);
+    await admin.query(`INSERT INTO \`${LAYOUT_DB}\`.\`pages_part\` SELECT ${PAGE_COLUMNS}, ${i} FROM \`${shardDb(i)}\`.\`pages\``);
+  }
+  // Fresh copies have no statistics yet: without them the optimizer scans a table copy in full.
+  const tables = ['pages_part', ...Array.from({ length: shards }, (_, i) => `pages_${i}`)].map((t) => `\`${LAYOUT_DB}\`.\`${t}\``);
+  await admin.query(`ANALYZE TABLE ${tables.join(', ')}`);
+}
+
+/** The feed page as one UNION ALL of a branch per shard, each sent the plugin's cap of the page (3·√share + 2 beyond its share). */
+function feedUnion(shards, tableOf) {
+  const share = PAGE / shards;
+  const cap = Math.ceil(share + 3 * Math.sqrt(share)) + 2;
+  const branches = Array.from({ length: shards }, (_, i) => `(SELECT ${PAGE_COLUMNS}, ${i} AS \`__shard_branch\` FROM ${tableOf(i)} ${FEED_ORDER} LIMIT ${cap})`);
+  return `${branches.join(' UNION ALL ')} ${FEED_ORDER} LIMIT ${PAGE}`;
+}
 
 async function createLayouts(admin, shards) {
   await admin.query(`DROP DATABASE IF EXISTS \`${LAYOUT_DB}\``);
@@ -63,7 +94,30 @@ export async function runLayouts(ctx, { sizes, concurrency, admin }) {
     partitions: (ids) => pool.query(`SELECT ${COLUMNS} FROM \`${LAYOUT_DB}\`.\`orders_part\` FORCE INDEX (PRIMARY) WHERE (\`bucket\`, \`id\`) IN (?)`, [ids.map((id) => [shardIndexOf(id), id])]).then((r) => r[0]),
   };
   const cells = [];
+  const pageShards = ctx.ds16?.shardNames.length;
   try {
+    if (ctx.pagesLoaded && pageShards) {
+      await createPageLayouts(admin, pageShards);
+      const feed = (sql) => () => pool.query(sql).then((r) => r[0]);
+      const ops = {
+        unsharded: feed(`SELECT ${PAGE_COLUMNS} FROM \`${PLAIN_DB}\`.\`pages\` ${FEED_ORDER} LIMIT ${PAGE}`),
+        databases: feed(feedUnion(pageShards, (i) => `\`${shardDb(i)}\`.\`pages\``)),
+        tables: feed(feedUnion(pageShards, (i) => `\`${LAYOUT_DB}\`.\`pages_${i}\``)),
+        partitions: feed(`SELECT ${PAGE_COLUMNS} FROM \`${LAYOUT_DB}\`.\`pages_part\` ${FEED_ORDER} LIMIT ${PAGE}`),
+      };
+      const want = (await ops.unsharded()).map((r) => String(r.id)).join(',');
+      const variants = LAYOUT_VARIANTS.map((key) => ({ key, op: ops[key] }));
+      const failed = {};
+      for (const v of variants) {
+        const got = await v.op().then((rows) => rows.map((r) => String(r.id)).join(','), (e) => `error: ${e.message}`);
+        if (got !== want) failed[v.key] = { error: `not the unsharded page (${got.slice(0, 60)})` };
+      }
+      const live = variants.filter((v) => !failed[v.key]);
+      const res = await alternate(live, { reps: cfg.reps, clients: 1, warmupMs: cfg.warmupMs, durationMs: cfg.durationMs, minOps: cfg.warmupMs > 0 ? 10 : 1 });
+      const cell = { n: 'feed page', c: 1, ...failed, ...res };
+      cells.push(cell);
+      log(`[layouts] feed page c=1 ` + LAYOUT_VARIANTS.map((k) => `${k}=${cell[k].error ? 'failed' : cell[k].qps.toFixed(0) + 'qps'}`).join(' '));
+    }
     for (const n of sizes) {
       const lists = idLists(n, 256, totalOrders, 3000 + n);
       const variants = LAYOUT_VARIANTS.map((key) => ({ key, op: (i) => ops[key](lists[i % lists.length]) }));

@@ -575,6 +575,9 @@ class SelectMergeBuilder {
     // MariaDB 10.11 types AVG(DISTINCT …) of a derived table's constant too narrowly inside a
     // UNION ALL branch (AVG(DISTINCT 10) comes out as 9.9999): such reads keep one statement per shard.
     if (this.ctx.select.items.some((item) => someNode(item.expr, (n) => n.kind === 'aggregate' && n.name === 'AVG' && n.distinct))) return false;
+    // MariaDB refuses a window function in the ORDER BY of a UNION branch (error 4015), though one
+    // SELECT takes it: such reads keep one statement per shard.
+    if (this.ctx.select.orderBy.some((o) => containsWindow(o.expr))) return false;
     if (this.hasStar) return ![...this.ctx.rules.all()].some((t) => t.metadata.columns.some((c) => columnFactsOf(c, this.ctx.dialect).type === 'bit'));
     return !this.ctx.select.items.some((item) => someNode(item.expr, (n) => {
       if (n.kind !== 'column') return false;

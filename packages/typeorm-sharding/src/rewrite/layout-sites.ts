@@ -122,6 +122,9 @@ function tablePositionsOf(r: Reader, verb: string, ddl: boolean): Set<number> {
   for (let i = 0; i < tokens.count; i++) {
     const kind = tokens.kinds[i];
     if (kind === TokenKind.Open) {
+      // `JOIN (b INNER JOIN c ON …)`: the parenthesised join's first table (its others follow a JOIN).
+      const next = r.word(i - 1) === 'JOIN' ? nextNameToken(r, i) : undefined;
+      if (next !== undefined && !QUERY_WORDS.has(r.word(next))) out.add(next);
       depth++;
       continue;
     }
@@ -150,6 +153,9 @@ function tablePositionsOf(r: Reader, verb: string, ddl: boolean): Set<number> {
   }
   return out;
 }
+
+/** Words that open a query in parentheses (a derived table), not a table name. */
+const QUERY_WORDS = new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']);
 
 /** Words between a table-introducing word and the name: they introduce the name themselves. */
 const BEFORE_NAME = new Set(['IF', 'ONLY', 'LOW_PRIORITY', 'IGNORE', 'QUICK', 'DELAYED', 'HIGH_PRIORITY']);

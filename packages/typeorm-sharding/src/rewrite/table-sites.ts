@@ -40,7 +40,11 @@ export function tablePositions(sql: string, tokens: LexedText, isTable: (name: s
     const inFromList = fromDepths[fromDepths.length - 1] === depth;
     if (kind === TokenKind.Open) {
       depth++;
-      expectTable = false;
+      // `JOIN (b INNER JOIN c ON …)`: a parenthesised join is a FROM list of its own (a derived
+      // table's parenthesis opens a SELECT, whose FROM opens its list).
+      const group: boolean = expectTable && inFromList && !opensQuery(sql, tokens, i + 1);
+      if (group) fromDepths.push(depth);
+      expectTable = group;
       continue;
     }
     if (kind === TokenKind.Close) {
@@ -68,6 +72,15 @@ export function tablePositions(sql: string, tokens: LexedText, isTable: (name: s
     if (isTable(nameAt(sql, tokens, i))) positions.push(tokens.starts[i]!);
   }
   return { positions, hasWith };
+}
+
+/** True when the token at `i` begins a query (`SELECT`, `WITH`, `VALUES`, `TABLE`, or another parenthesis). */
+function opensQuery(sql: string, tokens: LexedText, i: number): boolean {
+  if (i >= tokens.count) return false;
+  if (tokens.kinds[i] === TokenKind.Open) return true;
+  if (tokens.kinds[i] !== TokenKind.Word) return false;
+  const word = sql.slice(tokens.starts[i], tokens.ends[i]).toUpperCase();
+  return word === 'SELECT' || word === 'WITH' || word === 'VALUES' || word === 'TABLE';
 }
 
 /** Words a single-table write may not contain elsewhere: they would bring more tables. */

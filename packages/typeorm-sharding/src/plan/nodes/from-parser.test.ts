@@ -109,6 +109,13 @@ describe('from-parser: every field of a raw node is known', () => {
     ['SELECT @v := a FROM t', /assignment to a user variable/],
     ['SELECT a FROM t WHERE a = @v', /user variable @v/],
     ['SELECT 1; SELECT 2', /several statements/],
+    // A parenthesised join is modelled only after the first item, joined by INNER / LEFT, of tables INNER / LEFT joined.
+    ['SELECT a FROM t RIGHT JOIN (u JOIN v ON u.a = v.a) ON t.a = u.a', /parenthesised join joined by RIGHT JOIN/],
+    ['SELECT a FROM t LEFT JOIN (u RIGHT JOIN v ON u.a = v.a) ON t.a = u.a', /RIGHT JOIN inside a parenthesised join/],
+    ['SELECT a FROM t LEFT JOIN (u, v) ON t.a = u.a', /comma join inside a parenthesised join/],
+    ['SELECT a FROM t LEFT JOIN (u JOIN (SELECT a FROM w) d ON d.a = u.a) ON t.a = u.a', /of other than tables/],
+    ['SELECT a FROM t LEFT JOIN (u JOIN (v JOIN w ON v.a = w.a) ON u.a = v.a) ON t.a = u.a', /inside a parenthesised join/],
+    ['SELECT a FROM t LEFT JOIN (u JOIN v ON u.a = v.a) USING (a)', /joined with USING/],
   ])('%s', (sql, refused) => {
     expect(refusal(() => parseStatement(sql))).toMatch(refused);
   });
@@ -125,6 +132,19 @@ describe('from-parser: clauses are kept', () => {
     const ast = select('WITH t AS (SELECT id FROM posts WHERE score > 1) SELECT COUNT(*) FROM t');
     expect(ast.with?.recursive).toBe(false);
     expect(ast.with?.ctes.map((c) => [c.name, c.query.from])).toEqual([['t', [{ kind: 'table', table: 'posts', alias: undefined, join: undefined, on: undefined, using: [] }]]]);
+  });
+
+  it('reads a LEFT-joined parenthesised join as LEFT joins of its tables, the first with the group\'s ON', () => {
+    const ast = select('SELECT p.id FROM p LEFT JOIN pc ON pc.p = p.id LEFT JOIN (c INNER JOIN ci ON ci.c = c.id INNER JOIN i ON i.id = ci.i) ON c.id = pc.c');
+    expect(ast.from.map((f) => [f.kind === 'table' && f.table, f.join, f.on && f.on.kind === 'binary' && f.on.left])).toEqual([
+      ['p', undefined, undefined],
+      ['pc', 'LEFT JOIN', col('p', 'pc')],
+      ['c', 'LEFT JOIN', col('id', 'c')],
+      ['ci', 'LEFT JOIN', col('c', 'ci')],
+      ['i', 'LEFT JOIN', col('id', 'i')],
+    ]);
+    // INNER-joined, the group's inner joins stay inner.
+    expect(select('SELECT p.id FROM p INNER JOIN (c LEFT JOIN ci ON ci.c = c.id INNER JOIN i ON i.id = ci.i) ON c.id = p.c').from.map((f) => f.join)).toEqual([undefined, 'INNER JOIN', 'LEFT JOIN', 'INNER JOIN']);
   });
 
   it('keeps WITH RECURSIVE and its column list', () => {

@@ -345,7 +345,8 @@ function fromOf(value: unknown): FromItem[] {
   if (absent(value)) return [];
   // `FROM (a JOIN b)`: the parser keeps the parenthesised group as one object of its own.
   if (!Array.isArray(value)) refuse('a parenthesised join in FROM (write the joins without the parentheses)');
-  return rawList(value, 'a FROM item').flatMap((item): FromItem[] => {
+  return rawList(value, 'a FROM item').flatMap((item, index): FromItem[] => {
+    if (Array.isArray(item.expr)) return joinGroupOf(item, index);
     if (item.type === 'dual') {
       expectFields(item, ['type'], 'FROM DUAL');
       return [];
@@ -375,6 +376,39 @@ function fromOf(value: unknown): FromItem[] {
     expectFields(expr, ['tableList', 'columnList', 'ast', 'parentheses', '_parentheses'], 'a derived table');
     const sub = isRaw(expr.ast) && expr.ast.type === 'select' ? expr.ast : refuse(`a table expression (${String(expr.type ?? 'unknown')}) in FROM`);
     return [{ kind: 'derived', query: selectOf(sub), alias, join, on, using }];
+  });
+}
+
+const GROUP_JOINS = new Set(['JOIN', 'INNER JOIN', 'LEFT JOIN', 'LEFT OUTER JOIN']);
+
+/**
+ * `… LEFT JOIN (b INNER JOIN c ON …) ON …`: a parenthesised join joined to the tables before it,
+ * which TypeORM writes for `leftJoinAndSelect(a.bs)` followed by `innerJoinAndSelect(b.cs)`. The
+ * SQL text keeps the parentheses (the rewriter edits tokens, not the tree); the planner sees the
+ * group's tables as joins of the FROM list: the first takes the group's join and its ON, and the
+ * others, when the group is LEFT-joined, are LEFT joins too — every row of the group may be
+ * missing from a result row, whatever joins them inside it. That view has the same tables,
+ * aliases and ON conditions, and never claims a table's row is present where the statement may
+ * leave it NULL, which is what the co-location and repeated-row checks need. Only tables joined
+ * by INNER / LEFT joins are modelled inside a group, and the group only after the first item.
+ */
+function joinGroupOf(item: Raw, index: number): FromItem[] {
+  expectFields(item, ['expr', 'joins', 'parentheses', 'join', 'on', 'using', 'as'], 'a parenthesised join');
+  if (index === 0) refuse('a parenthesised join in FROM (write the joins without the parentheses)');
+  const join = typeof item.join === 'string' ? item.join.toUpperCase() : refuse('a parenthesised join of an unexpected form');
+  if (!GROUP_JOINS.has(join)) refuse(`a parenthesised join joined by ${join}`);
+  if (!absent(item.as)) refuse('an alias of a parenthesised join');
+  if (!absent(item.using)) refuse('a parenthesised join joined with USING');
+  if (!absent(item.joins)) refuse('a parenthesised join of an unexpected form');
+  const raws = rawList(item.expr, 'a table of a parenthesised join');
+  if (raws.some((r) => Array.isArray(r.expr))) refuse('a parenthesised join inside a parenthesised join');
+  const members = fromOf(raws);
+  if (members.length < 2 || members.length !== raws.length || members.some((m) => m.kind !== 'table')) refuse('a parenthesised join of other than tables');
+  const outerJoin = join.startsWith('LEFT');
+  return members.map((m, k): FromItem => {
+    if (k === 0) return { ...m, join, on: conditionOf(item.on) };
+    if (m.join === undefined || !GROUP_JOINS.has(m.join)) refuse(`${m.join ?? 'a comma join'} inside a parenthesised join`);
+    return outerJoin ? { ...m, join: 'LEFT JOIN' } : m;
   });
 }
 

@@ -152,6 +152,13 @@ const REGRESSIONS: readonly Regression[] = [
     ordered: true,
   },
   {
+    found: 'HAVING compares a merged MAX(date) with a text parameter: MariaDB converts by its own rules; refused (was a MergeValueError)',
+    sql: 'SELECT DISTINCT UPPER(d.v1) AS v5, UPPER(d.v1) FROM (SELECT f.id AS v1, f.day AS v2 FROM shape_facts f WHERE f.ratio IS NULL) d WHERE d.v1 = 7 GROUP BY UPPER(d.v1) HAVING NOT (MAX(d.v2) < ?) ORDER BY v5 DESC',
+    parameters: ['apple'],
+    on: ['mariadb'],
+    refused: true,
+  },
+  {
     found: "SQLite: GROUP BY text made of bytes (blob || '-'): X'80' and X'FF' both read as U+FFFD; refused (their groups were joined)",
     sql: "SELECT MAX(d.v1) AS m, COUNT(*) AS n, (d.v1 || '-') AS v4 FROM (SELECT f.bin AS v1 FROM shape_facts f) d GROUP BY v4",
     on: ['sqlite'],

@@ -126,6 +126,8 @@ export interface Join {
   readonly type: 'INNER' | 'LEFT';
   readonly item: FromItem;
   readonly on: Cond;
+  /** A parenthesised join: `JOIN (item <inner joins>) ON on`, as TypeORM writes a child's inner join under a LEFT join. */
+  readonly inner?: readonly Join[];
 }
 
 /** An ORDER BY / GROUP BY term: an expression, a 1-based select-list position, or an output alias. */

@@ -114,6 +114,10 @@ class Tagger {
 
   private join(j: Join): void {
     if (j.type === 'LEFT') this.tags.add('join:left');
+    if (j.inner) {
+      this.tags.add('join:parenthesised');
+      for (const inner of j.inner) this.join(inner);
+    }
     if (j.item.kind === 'cte') {
       this.tags.add('join:cte');
       return;

@@ -1,4 +1,4 @@
-import type { Compound, CompoundTerm, Cond, Expr, FromItem, Limit, OrderKey, Query, Select, Term, WindowSpec } from './ast.js';
+import type { Compound, CompoundTerm, Cond, Expr, FromItem, Join, Limit, OrderKey, Query, Select, Term, WindowSpec } from './ast.js';
 
 /** The SQL dialect a query is printed for. */
 export type Dialect = 'mysql' | 'sqlite';
@@ -35,7 +35,11 @@ class Printer {
     out += `SELECT ${s.distinct ? 'DISTINCT ' : ''}${s.calcFoundRows ? 'SQL_CALC_FOUND_ROWS ' : ''}`;
     out += s.items === '*' ? '*' : s.items.map((i) => (i.alias === undefined ? this.expr(i.expr) : `${this.expr(i.expr)} AS ${i.alias}`)).join(', ');
     if (s.from.kind !== 'none') out += ` FROM ${this.from(s.from)}`;
-    for (const j of s.joins) out += ` ${j.type === 'LEFT' ? 'LEFT JOIN' : 'JOIN'} ${this.from(j.item)} ON ${this.cond(j.on)}`;
+    const joined = (j: Join): string => {
+      const item = j.inner ? `(${this.from(j.item)}${j.inner.map(joined).join('')})` : this.from(j.item);
+      return ` ${j.type === 'LEFT' ? 'LEFT JOIN' : 'JOIN'} ${item} ON ${this.cond(j.on)}`;
+    };
+    for (const j of s.joins) out += joined(j);
     if (s.where) out += ` WHERE ${this.cond(s.where)}`;
     if (s.groupBy.length > 0) out += ` GROUP BY ${s.groupBy.map((t) => this.term(t)).join(', ')}`;
     if (s.having) out += ` HAVING ${this.cond(s.having)}`;

@@ -68,18 +68,44 @@ function fromClause(g: Gen, role: Role, depth: number): { from: FromItem; joins:
     };
   };
   const col = (s: Scope, table: string, name: string) => columnExpr(s.columns.find((c) => c.table === table && c.def.name === name)!);
+  // `JOIN (first JOIN second ON inner) ON outer`, as TypeORM writes leftJoinAndSelect then innerJoinAndSelect of the child.
+  const group = (first: [TableDef, string], second: [TableDef, string], inner: (s: Scope) => Expr[], outer: (s: Scope) => Expr[], unique: readonly string[]) => {
+    const type = g.c.chance(0.65) ? 'LEFT' : 'INNER';
+    const innerType = g.c.chance(0.7) ? 'INNER' : 'LEFT';
+    const a = tableScope(first[0], first[1], first[0] === facts);
+    const b = tableScope(second[0], second[1], second[0] === facts);
+    const both: Scope = { columns: [...scope.columns, ...a.columns, ...b.columns], unique: undefined, facts: undefined };
+    const [il, ir] = inner(both);
+    const [ol, or] = outer(both);
+    joins.push({
+      type,
+      item: { kind: 'table', table: first[0], alias: first[1] },
+      on: { kind: 'compare', op: '=', left: ol!, right: or! },
+      inner: [{ type: innerType, item: { kind: 'table', table: second[0], alias: second[1] }, on: { kind: 'compare', op: '=', left: il!, right: ir! } }],
+    });
+    const ids = [a, b].flatMap((t) => (unique.includes(t.columns[0]!.table) ? (t.unique ?? []) : []));
+    scope = { columns: both.columns, unique: scope.unique && [...scope.unique, ...ids], facts: scope.facts ?? a.facts ?? b.facts };
+  };
   if (base === facts && g.c.chance(g.cls.join)) {
     const kind = g.c.weighted<string>([
       [3, 'binding'],
       [2, 'broadcast'],
       [1, 'both'],
       [0.4, 'nonbinding'],
+      [0.8, 'group'],
+      [0.2, 'group-nonbinding'],
     ]);
     if (kind === 'binding' || kind === 'both') join(lines, 'l', (j) => [col(j, 'l', 'factId'), col(scope, 'f', 'id')], true);
     if (kind === 'broadcast' || kind === 'both') join(refs, 'r', (j) => [col(j, 'r', 'id'), col(scope, 'f', 'grp')], false);
     if (kind === 'nonbinding') join(lines, 'l', (j) => [col(j, 'l', 'qty'), col(scope, 'f', 'qty')], true);
+    if (kind === 'group') group([lines, 'l'], [refs, 'r'], (s) => [col(s, 'r', 'id'), col(s, 'l', 'qty')], (s) => [col(s, 'l', 'factId'), col(s, 'f', 'id')], ['l']);
+    if (kind === 'group-nonbinding') group([lines, 'l'], [refs, 'r'], (s) => [col(s, 'r', 'id'), col(s, 'l', 'qty')], (s) => [col(s, 'l', 'qty'), col(s, 'f', 'qty')], ['l']);
   } else if (base === lines && g.c.chance(g.cls.join)) {
-    join(facts, 'f', (j) => [col(j, 'f', 'id'), col(scope, 'l', 'factId')], true);
+    if (g.c.chance(0.7)) join(facts, 'f', (j) => [col(j, 'f', 'id'), col(scope, 'l', 'factId')], true);
+    else group([facts, 'f'], [refs, 'r'], (s) => [col(s, 'r', 'id'), col(s, 'f', 'grp')], (s) => [col(s, 'f', 'id'), col(s, 'l', 'factId')], ['f']);
+  } else if (base === refs && g.c.chance(g.cls.join * 0.5)) {
+    // The broadcast refs keep their rows without facts: every shard would return them (refused, or answered where a WHERE rejects NULL).
+    group([facts, 'f'], [lines, 'l'], (s) => [col(s, 'l', 'factId'), col(s, 'f', 'id')], (s) => [col(s, 'f', 'grp'), col(s, 'r', 'id')], ['f', 'l']);
   }
   return { from: { kind: 'table', table: base, alias }, joins, scope };
 }

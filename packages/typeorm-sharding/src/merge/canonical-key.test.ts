@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UnsupportedShardingError } from '../errors/index.js';
+import { ShardingInternalError, UnsupportedShardingError } from '../errors/index.js';
 import { canonicalFullRowKey, canonicalRowKey, canonicalValueKey } from './canonical-key.js';
 
 describe('canonicalValueKey', () => {
@@ -21,5 +21,10 @@ describe('canonicalValueKey', () => {
     expect(() => canonicalRowKey({ g: fromFf }, [{ column: 'g' }])).toThrow(/U\+FFFD/);
     expect(() => canonicalFullRowKey({ a: 1, b: 'x\uFFFD' })).toThrow(UnsupportedShardingError);
     expect(canonicalValueKey('-')).toBe('s-');
+  });
+
+  it('refuses to group rows by a column they do not hold (it would read as NULL and join every group)', () => {
+    expect(() => canonicalRowKey({ 'qty:1': 3, n: 1 }, [{ column: 'qty' }])).toThrow(ShardingInternalError);
+    expect(canonicalRowKey({ qty: null }, [{ column: 'qty' }])).toBe('1:N');
   });
 });

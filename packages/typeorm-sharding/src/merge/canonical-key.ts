@@ -1,4 +1,4 @@
-import { UnsupportedShardingError } from '../errors/index.js';
+import { ShardingInternalError, UnsupportedShardingError } from '../errors/index.js';
 import { collationKey, type Collation } from '../values/collation.js';
 import { isSqlNull } from '../values/compare-values.js';
 import { parseDecimal } from '../values/decimal.js';
@@ -84,6 +84,8 @@ function stableJson(value: unknown): string {
 export function canonicalRowKey(row: Row, keys: readonly GroupKey[]): string {
   let out = '';
   for (const key of keys) {
+    // An absent column would read as NULL and join every row into one group: the shards named it otherwise.
+    if (!(key.column in row)) throw new ShardingInternalError(`the shards' rows have no column "${key.column}" to group by (they hold ${Object.keys(row).map((c) => `"${c}"`).join(', ')})`, { stage: 'merge' });
     const part = canonicalValueKey(row[key.column], key.collation);
     out += `${part.length}:${part}`;
   }

@@ -26,6 +26,7 @@ import type {
   SelectNode,
   SqlNode,
   StatementNode,
+  TableSource,
   UpdateNode,
   WindowFrame,
   WindowSpec,
@@ -405,10 +406,10 @@ function joinGroupOf(item: Raw, index: number): FromItem[] {
   const members = fromOf(raws);
   if (members.length < 2 || members.length !== raws.length || members.some((m) => m.kind !== 'table')) refuse('a parenthesised join of other than tables');
   const outerJoin = join.startsWith('LEFT');
-  return members.map((m, k): FromItem => {
-    if (k === 0) return { ...m, join, on: conditionOf(item.on) };
+  return (members as TableSource[]).map((m, k): TableSource => {
+    if (k === 0) return { ...m, join, on: conditionOf(item.on), parenthesised: true };
     if (m.join === undefined || !GROUP_JOINS.has(m.join)) refuse(`${m.join ?? 'a comma join'} inside a parenthesised join`);
-    return outerJoin ? { ...m, join: 'LEFT JOIN' } : m;
+    return { ...m, ...(outerJoin ? { join: 'LEFT JOIN' } : {}), parenthesised: true };
   });
 }
 

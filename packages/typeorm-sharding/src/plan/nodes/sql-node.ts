@@ -234,6 +234,8 @@ export interface TableSource {
   readonly join: string | undefined;
   readonly on: SqlNode | undefined;
   readonly using: readonly string[];
+  /** A table of a parenthesised join (`LEFT JOIN (b INNER JOIN c ON …) ON …`, see `joinGroupOf`). */
+  readonly parenthesised?: true;
 }
 
 /** A derived table: `(SELECT …) alias`. */

@@ -56,6 +56,7 @@ export function analyzeSelect(ast: SelectNode, rules: ShardingRules, dialect: Sq
     );
   }
   const keyAliases = bindShardedTables(ast, sharded, sql, rules);
+  if (dialect === 'sqlite') refuseSqliteGroupNames(ast, sql);
 
   const home = primary.home;
   const homeTables = home.from;
@@ -116,3 +117,21 @@ function innerWindowProblem(ast: SelectNode, rules: ShardingRules): string | und
 function namedByTablesText(ast: SelectNode): boolean {
   return allSelectsOf(ast).some((select) => select.items.some((item) => item.alias === undefined && someNode(item.expr, (n) => n.kind === 'subquery')));
 }
+
+/**
+ * SQLite names the result columns of a select over a parenthesised join its own way (`l.qty`
+ * comes back as `qty:1`), so the merge would not find an unaliased item's column: every item of
+ * such a select must have an alias (TypeORM gives every item one).
+ */
+function refuseSqliteGroupNames(ast: SelectNode, sql: string): void {
+  for (const select of allSelectsOf(ast)) {
+    if (!select.from.some((f) => f.kind === 'table' && f.parenthesised)) continue;
+    const unnamed = select.items.find((item) => item.alias === undefined);
+    if (unnamed === undefined) continue;
+    throw new UnsupportedShardingError(
+      'On SQLite, a select over a parenthesised join (`JOIN (b JOIN c ON …) ON …`) names its unaliased columns otherwise (`l.qty` comes back as `qty:1`), so its rows could not be merged by name. Give every select item an alias.',
+      { sql },
+    );
+  }
+}
+

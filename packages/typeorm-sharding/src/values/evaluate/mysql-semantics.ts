@@ -8,7 +8,7 @@
 import type { ValueSlot } from '../../parameterize/index.js';
 import { compareCodePoints } from '../collation.js';
 import { formatDecimal, parseScaledDecimal, toScaledDecimal, type ScaledDecimal } from '../decimal.js';
-import { MergeValueError, showValue } from '../value-error.js';
+import { MergeValueError, showValue, uncomparable } from '../value-error.js';
 import * as D from './decimal-math.js';
 import type { ConstantLeaf, LeafType } from './expression.js';
 import type { Semantics, StaticType } from './semantics.js';
@@ -165,7 +165,7 @@ function compare(a: SqlValue, b: SqlValue): number | null {
     const x = (a as { v: unknown }).v;
     const y = (b as { v: unknown }).v;
     if (x instanceof Date && y instanceof Date) return Math.sign(x.getTime() - y.getTime());
-    throw new MergeValueError(`cannot compare ${showValue(x)} with ${showValue(y)}`);
+    throw uncomparable(x, y);
   }
   if (arithmeticClass(a, b) === 'real') {
     const x = toDouble(a);

@@ -8,7 +8,7 @@
  */
 import type { ValueSlot } from '../../parameterize/index.js';
 import { compareCodePoints } from '../collation.js';
-import { MergeValueError, showValue } from '../value-error.js';
+import { MergeValueError, showValue, uncomparable } from '../value-error.js';
 import type { ConstantLeaf, LeafType } from './expression.js';
 import type { Semantics, StaticType } from './semantics.js';
 import { int, real, text, type SqlValue, type Truth } from './sql-value.js';
@@ -104,7 +104,7 @@ function compare(a: SqlValue, b: SqlValue): number | null {
     const x = (a as { v: unknown }).v;
     const y = (b as { v: unknown }).v;
     if (x instanceof Uint8Array && y instanceof Uint8Array) return Buffer.compare(x, y);
-    throw new MergeValueError(`cannot compare ${showValue(x)} with ${showValue(y)}`);
+    throw uncomparable(x, y);
   }
   // Numbers: bigint and number compare exactly in JavaScript.
   const x = a.t === 'int' ? a.v : asNumber(a);

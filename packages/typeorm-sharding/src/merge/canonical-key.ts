@@ -84,9 +84,10 @@ function stableJson(value: unknown): string {
 export function canonicalRowKey(row: Row, keys: readonly GroupKey[]): string {
   let out = '';
   for (const key of keys) {
+    const value = row[key.column];
     // An absent column would read as NULL and join every row into one group: the shards named it otherwise.
-    if (!(key.column in row)) throw new ShardingInternalError(`the shards' rows have no column "${key.column}" to group by (they hold ${Object.keys(row).map((c) => `"${c}"`).join(', ')})`, { stage: 'merge' });
-    const part = canonicalValueKey(row[key.column], key.collation);
+    if (value === undefined && !(key.column in row)) throw new ShardingInternalError(`the shards' rows have no column "${key.column}" to group by (they hold ${Object.keys(row).map((c) => `"${c}"`).join(', ')})`, { stage: 'merge' });
+    const part = canonicalValueKey(value, key.collation);
     out += `${part.length}:${part}`;
   }
   return out;

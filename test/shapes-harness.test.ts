@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Query, ShapeCase, Typed } from './support/shapes/ast.js';
 import { shapeCases } from './support/shapes/arbitrary.js';
 import { SHAPE_CLASSES, selectedClasses } from './support/shapes/classes.js';
-import { decimalText, differenceOf, sameValue } from './support/shapes/compare.js';
+import { decimalText, differenceOf, distinctRowsOf, sameValue } from './support/shapes/compare.js';
 import { shapeData, shapeTables } from './support/shapes/schema.js';
 import { firstSelect, typeOf } from './support/shapes/typing.js';
 
@@ -69,6 +69,12 @@ describe('comparing answers', () => {
     expect(differenceOf([{ t: 'Apple' }], [{ t: 'APPLE' }], caseOf([anyCaseText], true))).toBeUndefined();
     expect(differenceOf([{ t: 'Apple' }], [{ t: 'APPLE' }], caseOf([text], true))).toMatch(/plain "Apple", sharded "APPLE"/);
     expect(differenceOf([{ f: 1 / 3 }], [{ f: 0.33333333333333337 }], caseOf([float], true))).toBeUndefined();
+  });
+
+  it('makes a plain answer distinct only when it repeats a row (MariaDB\'s DISTINCT bug), by exact value', () => {
+    expect(distinctRowsOf([{ a: '5.0000', b: 5 }, { a: '5.0000', b: 5 }, { a: '6.0000', b: 6 }])).toEqual([{ a: '5.0000', b: 5 }, { a: '6.0000', b: 6 }]);
+    expect(distinctRowsOf([{ a: '5.0000', b: 5 }, { a: '5.0000', b: 6 }])).toBeUndefined();
+    expect(distinctRowsOf([{ a: Buffer.from([1]) }, { a: Buffer.from([2]) }])).toBeUndefined();
   });
 
   it('pairs multiset rows whose floats agree to 8 digits by their exact values (not crosswise)', () => {

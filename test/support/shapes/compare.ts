@@ -223,3 +223,21 @@ export function floatDrift(plain: readonly Row[], sharded: readonly Row[], c: Sh
   }
   return undefined;
 }
+
+/**
+ * The rows with each exact duplicate after its first dropped, or undefined when there is none.
+ * MariaDB 10.11 returns duplicates for some `SELECT DISTINCT` over a GROUP BY (`SELECT DISTINCT
+ * AVG(x), x … GROUP BY d, x`: every group, as if without DISTINCT): such an answer is no
+ * reference, the rows made distinct are.
+ */
+export function distinctRowsOf(rows: readonly Record<string, unknown>[]): Record<string, unknown>[] | undefined {
+  const seen = new Set<string>();
+  const out = rows.filter((row) => {
+    const key = JSON.stringify(Object.values(row).map(canonical));
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return out.length === rows.length ? undefined : out;
+}
+

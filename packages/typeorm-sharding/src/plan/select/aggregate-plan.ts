@@ -6,7 +6,7 @@
 import type { AggregateSpec, GroupConcatAggregate } from '../../merge/index.js';
 import { UNTYPED_ORDER } from '../typing/column-order.js';
 import type { SqlDialect } from '../../parameterize/index.js';
-import type { ExpressionTyper } from '../typing/expression-type.js';
+import type { ExprType, ExpressionTyper } from '../typing/expression-type.js';
 import type { PrintedSql } from '../nodes/print-sql.js';
 import { orderingOf } from '../typing/sort-key-of.js';
 import type { AggregateNode, SqlNode } from '../nodes/sql-node.js';
@@ -46,6 +46,10 @@ const VARIANCES = new Set(['VARIANCE', 'VAR_POP', 'VAR_SAMP', ...ROOT]);
  * says whether the shards' select list already has the aggregate under `alias` (a select
  * item); otherwise it is added when the merge reads it.
  */
+/** Functions whose DOUBLE result MySQL shows with a fixed number of places. */
+const FIXED_PLACES = new Set(['ROUND', 'TRUNCATE']);
+const isReal = (t: ExprType): boolean => t.kind === 'number' && t.class === 'real' && t.inexact !== true;
+
 export function planAggregate(node: AggregateNode, alias: string, present: boolean, ctx: AggregateContext): AggregateSpec | { readonly problem: string } {
   const name = node.name;
   if (node.over) return { problem: `${name}() OVER (…), a window function` };
@@ -58,6 +62,11 @@ export function planAggregate(node: AggregateNode, alias: string, present: boole
   if (node.args.length !== 1 || !arg) return { problem: `${name}() with ${node.args.length} arguments` };
   const printedArg = arg.kind === 'star' ? { text: '*', slots: [] } : ctx.print(arg);
   if (!printedArg) return { problem: `${name}() of an expression the merge cannot send to the shards` };
+  // MySQL shows a DOUBLE rounded to D places (ROUND / TRUNCATE) with D places, and its average or
+  // variance with D + 4: a display rule of DOUBLE results that the merged value does not follow.
+  if (ctx.dialect === 'mysql' && !node.distinct && (name === 'AVG' || VARIANCES.has(name)) && someNode(arg, (n) => n.kind === 'function' && FIXED_PLACES.has(n.name) && n.args[0] !== undefined && isReal(ctx.typer.typeOf(n.args[0])))) {
+    return { problem: `${name}() of a DOUBLE rounded to fixed places (ROUND / TRUNCATE), which the server shows with a fixed number of decimals (CAST the argument AS DECIMAL(…) for an exact average)` };
+  }
   // MySQL keeps a DECIMAL quotient with more digits than it shows: sums of one are sent at full
   // precision, so that the merge adds what the server would add.
   const exactArg: PrintedSql =

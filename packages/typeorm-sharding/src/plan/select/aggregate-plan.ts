@@ -41,15 +41,15 @@ const SAMPLE = new Set(['VAR_SAMP', 'STDDEV_SAMP']);
 const ROOT = new Set(['STD', 'STDDEV', 'STDDEV_POP', 'STDDEV_SAMP']);
 const VARIANCES = new Set(['VARIANCE', 'VAR_POP', 'VAR_SAMP', ...ROOT]);
 
+/** Functions whose DOUBLE result MySQL shows with a fixed number of places. */
+const FIXED_PLACES = new Set(['ROUND', 'TRUNCATE']);
+const isReal = (t: ExprType): boolean => t.kind === 'number' && t.class === 'real' && t.inexact !== true;
+
 /**
  * The merge spec of `node`, whose merged value goes to result column `alias`. `present`
  * says whether the shards' select list already has the aggregate under `alias` (a select
  * item); otherwise it is added when the merge reads it.
  */
-/** Functions whose DOUBLE result MySQL shows with a fixed number of places. */
-const FIXED_PLACES = new Set(['ROUND', 'TRUNCATE']);
-const isReal = (t: ExprType): boolean => t.kind === 'number' && t.class === 'real' && t.inexact !== true;
-
 export function planAggregate(node: AggregateNode, alias: string, present: boolean, ctx: AggregateContext): AggregateSpec | { readonly problem: string } {
   const name = node.name;
   if (node.over) return { problem: `${name}() OVER (…), a window function` };

@@ -9,7 +9,7 @@ import { canonicalValueKey } from './canonical-key.js';
 import { createValueComparator, isSqlNull } from '../values/compare-values.js';
 import { divideDecimal, formatDecimal, type ScaledDecimal } from '../values/decimal.js';
 import { UnsupportedShardingError } from '../errors/index.js';
-import { MergeValueError, showValue } from './merge-error.js';
+import { showValue } from './merge-error.js';
 import { exactOf, representLike, scaleOfText } from './represent-like.js';
 import type { Row } from './row.js';
 
@@ -81,7 +81,10 @@ function concatText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
-  throw new MergeValueError(`GROUP_CONCAT of ${showValue(value)} is not merged`);
+  throw new UnsupportedShardingError(
+    `GROUP_CONCAT over several shards of a value that is no text, number or bytes (${showValue(value)}): the server writes dates and times as text by its own rules, which the merge does not reproduce; CAST the argument AS CHAR.`,
+    { stage: 'merge' },
+  );
 }
 
 /** Cuts `text` to at most `maxBytes` UTF-8 bytes without splitting a character. */

@@ -240,4 +240,3 @@ export function distinctRowsOf(rows: readonly Record<string, unknown>[]): Record
   });
   return out.length === rows.length ? undefined : out;
 }
-

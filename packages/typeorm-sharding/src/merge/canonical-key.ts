@@ -2,6 +2,7 @@ import { ShardingInternalError, UnsupportedShardingError } from '../errors/index
 import { collationKey, type Collation } from '../values/collation.js';
 import { isSqlNull } from '../values/compare-values.js';
 import { parseDecimal } from '../values/decimal.js';
+import { showValue } from './merge-error.js';
 import type { Row } from './row.js';
 
 /**
@@ -50,9 +51,8 @@ export function canonicalValueKey(value: unknown, collation: Collation = 'binary
 const REPLACEMENT_CHARACTER = '\uFFFD';
 
 function undecodableText(value: string): UnsupportedShardingError {
-  const shown = JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   return new UnsupportedShardingError(
-    `A GROUP BY / DISTINCT / UNION value over several shards is text holding U+FFFD (${shown}), the character a driver reads bytes that are not valid UTF-8 as: ` +
+    `A GROUP BY / DISTINCT / UNION value over several shards is text holding U+FFFD (${showValue(value)}), the character a driver reads bytes that are not valid UTF-8 as: ` +
       'values that differ in the database arrive equal here, so they cannot be grouped across shards. Group by HEX(…) or CAST(… AS BLOB) of the expression instead.',
     { stage: 'merge' },
   );

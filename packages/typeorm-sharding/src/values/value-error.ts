@@ -31,4 +31,3 @@ export function uncomparable(x: unknown, y: unknown): UnsupportedShardingError {
     { stage: 'merge' },
   );
 }
-

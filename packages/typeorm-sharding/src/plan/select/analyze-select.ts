@@ -134,4 +134,3 @@ function refuseSqliteGroupNames(ast: SelectNode, sql: string): void {
     );
   }
 }
-

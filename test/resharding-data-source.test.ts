@@ -19,6 +19,14 @@ class Order {
   @Column('decimal', { precision: 12, scale: 2 }) amount!: string;
 }
 
+// Partitioned by the server inside each shard database: the move copies the partitioning too.
+@Entity('mv_events')
+@Sharded({ partitions: 4 })
+class Event {
+  @PrimaryColumn('bigint') @ShardKey() id!: string;
+  @Column('varchar', { length: 40 }) kind!: string;
+}
+
 @Entity('mv_regions')
 @Broadcast()
 class Region {
@@ -38,7 +46,7 @@ const bucketOf = (key: string | number) => crc32(Buffer.from(String(key), 'utf8'
 const source = () =>
   new ShardedDataSource({
     type: 'mariadb',
-    entities: [Order, Region],
+    entities: [Order, Region, Event],
     synchronize: true,
     servers: [{ name: 'main', host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: '' }],
     shards: [
@@ -67,6 +75,8 @@ describe.runIf(available)('resharding a ShardedDataSource', () => {
     const repo = app.getRepository(Order);
     await app.getRepository(Region).save([{ code: 'eu', label: 'Europe' }]);
     await repo.save(Array.from({ length: 200 }, (_, i) => ({ id: String(i + 1), name: `o${i + 1}`, amount: '1.00' })));
+    const events = Array.from({ length: 300 }, (_, i) => ({ id: String(i + 1), kind: `k${i % 5}` }));
+    await app.getRepository(Event).save(events);
     const mover = reshardingOf(ops);
     const id = await mover.split('s1', 's2', 'main', DB.s2);
     let running = true;
@@ -104,9 +114,15 @@ describe.runIf(available)('resharding a ShardedDataSource', () => {
     const c = await serverConn(server, DB.s2);
     const [rows] = await c.query('SELECT id, name FROM mv_orders WHERE id IN (?, ?)', [upper, lower]);
     const [regions] = await c.query('SELECT code FROM mv_regions');
+    const [[eventTable]] = (await c.query('SHOW CREATE TABLE mv_events')) as unknown as [Record<string, string>[]];
+    const [moved] = (await c.query('SELECT id FROM mv_events')) as unknown as [{ id: string }[]];
     await c.end();
     expect(rows).toEqual([{ id: String(upper), name: 'after' }]);
     expect(regions).toEqual([{ code: 'eu' }]);
+    // The partitioned table arrived partitioned, holding exactly the moved buckets' rows.
+    expect(eventTable!['Create Table']).toMatch(/PARTITION BY KEY \(`id`\)\s*PARTITIONS 4/);
+    expect(moved.map((r) => r.id).sort()).toEqual(events.filter((e) => bucketOf(e.id) >= 768).map((e) => e.id).sort());
+    expect(await app.getRepository(Event).find({ order: { id: 'ASC' } })).toEqual([...events].sort((a, b) => Number(a.id) - Number(b.id)));
     // Every row the application can read is what it last wrote.
     const all = await repo.find({ order: { id: 'ASC' } });
     expect(all.length).toBeGreaterThanOrEqual(200);

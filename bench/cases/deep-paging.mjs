@@ -10,13 +10,52 @@
 //    (draining streams). At OFFSET 0 the sharded read's variants run beside it: uncapped (each
 //    shard LIMIT offset+count, `pageWindows: false`) and one statement per shard (the merge in
 //    Node, `coalesce: false`);
-//  - the plan of every physical statement by ANALYZE (it runs them): per UNION ALL branch.
+//  - the plan of every physical statement by ANALYZE (it runs them): per UNION ALL branch;
+//  - *partitioned* (issue 18): the same rows split 16 ways inside one shard database by MySQL
+//    partitions (`sharding.partitions: { pages: 16 }`, PARTITION BY KEY (id)), through the plugin:
+//    one plain statement whose partitions' ordered index scans the server merges itself.
+import mysql from 'mysql2/promise';
+import { ShardedDataSource } from 'typeorm-sharding';
 import { closedLoop } from '../lib/loop.mjs';
 import { gc, errorMessage, log, summarize, sleep } from '../lib/util.mjs';
 import { Page, shardedMariadb } from '../lib/setup.mjs';
+import { MARIADB, PLAIN_DB } from '../lib/mariadb.mjs';
 
 export const PAGE = 20;
 export const OFFSETS = [0, 1000, 10000];
+export const PARTITIONED_DB = 'bench_pages_part';
+export const PARTITIONS = 16;
+
+/**
+ * One shard database holding the unsharded table's rows as `PARTITIONS` partitions of one
+ * table (synchronize partitions it; the rows are copied on the server), with fresh statistics.
+ */
+async function partitionedPages(cfg) {
+  const admin = await mysql.createConnection(MARIADB);
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS \`${PARTITIONED_DB}\``);
+    await admin.query(`CREATE DATABASE \`${PARTITIONED_DB}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci`);
+    const ds = new ShardedDataSource({
+      type: 'mariadb', host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: MARIADB.password,
+      entities: [Page], poolSize: cfg.serverPoolSize, synchronize: true,
+      shards: [{ name: 'p0', database: PARTITIONED_DB }],
+      sharding: { partitions: { pages: PARTITIONS } },
+    });
+    await ds.initialize();
+    await admin.query(`INSERT INTO \`${PARTITIONED_DB}\`.\`pages\` SELECT * FROM \`${PLAIN_DB}\`.\`pages\``);
+    await admin.query(`ANALYZE TABLE \`${PARTITIONED_DB}\`.\`pages\``);
+    return ds;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Drops the partitioned copy (after the section, unless --keep). */
+async function dropPartitioned(cfg) {
+  if (cfg.keep) return;
+  const admin = await mysql.createConnection(MARIADB);
+  await admin.query(`DROP DATABASE IF EXISTS \`${PARTITIONED_DB}\``).finally(() => admin.end());
+}
 
 function memNow() {
   const m = process.memoryUsage();
@@ -127,12 +166,14 @@ export async function runDeepPaging(ctx) {
   const same = { count: ds16.shardNames.length, entities: [Page], poolSize: cfg.serverPoolSize, onPhysicalQuery: () => probe.sample() };
   const uncapped = await shardedMariadb({ ...same, extra: { pageWindows: false } }).initialize();
   const perShardDs = await shardedMariadb({ ...same, coalesce: false }).initialize();
+  let partitioned;
   try {
-    const variants = { sharded: (offset) => find(ds16, offset), unsharded: (offset) => find(plain, offset), uncapped: (offset) => find(uncapped, offset), perShard: (offset) => find(perShardDs, offset) };
+    partitioned = await partitionedPages(cfg);
+    const variants = { sharded: (offset) => find(ds16, offset), unsharded: (offset) => find(plain, offset), uncapped: (offset) => find(uncapped, offset), perShard: (offset) => find(perShardDs, offset), partitioned: (offset) => find(partitioned, offset) };
     // Rows each shard holds: shard s is sent LIMIT offset+count and returns min(rows, offset+count).
     const perShard = [];
     for (const name of ds16.shardNames) perShard.push(Number((await ds16.getShardDataSource(name).query('SELECT COUNT(*) AS c FROM pages'))[0].c));
-    const out = { shards: ds16.shardNames.length, page: PAGE, totalRows: ctx.totalPages, offsets: [] };
+    const out = { shards: ds16.shardNames.length, page: PAGE, totalRows: ctx.totalPages, partitions: PARTITIONS, offsets: [] };
     for (const offset of OFFSETS) {
       const cell = { offset, shardRows: rowsSent(ds16, perShard, offset) };
       // The server's plan for the unsharded query, and for every physical statement of the sharded one.
@@ -149,7 +190,7 @@ export async function runDeepPaging(ctx) {
       } catch (e) {
         cell.shardedPlan = `ANALYZE failed: ${errorMessage(e)}`;
       }
-      const loopKeys = offset === 0 ? ['sharded', 'uncapped', 'perShard', 'unsharded'] : ['sharded', 'unsharded'];
+      const loopKeys = offset === 0 ? ['sharded', 'uncapped', 'perShard', 'partitioned', 'unsharded'] : ['sharded', 'partitioned', 'unsharded'];
       // Memory of the streamed plain path beside the windows at deep offsets.
       const memKeys = offset === 0 ? ['sharded', 'unsharded'] : ['sharded', 'uncapped', 'unsharded'];
       const acc = Object.fromEntries(loopKeys.concat(memKeys).map((k) => [k, { times: [], mem: [] }]));
@@ -157,7 +198,7 @@ export async function runDeepPaging(ctx) {
       const firstIds = {};
       const order = (keys, rep) => (rep % 2 === 0 ? keys : [...keys].reverse());
       for (let rep = 0; rep < cfg.pagingReps; rep++) {
-        for (const key of order(['sharded', 'unsharded'], rep)) {
+        for (const key of order(['sharded', 'partitioned', 'unsharded'], rep)) {
           if (errors[key]) continue;
           try {
             const r = await timed(() => variants[key](offset));
@@ -212,6 +253,9 @@ export async function runDeepPaging(ctx) {
       if (!cell.sharded.error && !cell.unsharded.error && String(firstIds.sharded) !== String(firstIds.unsharded)) {
         cell.sharded = { ...cell.sharded, mismatch: `first row id ${firstIds.sharded} ≠ unsharded ${firstIds.unsharded}` };
       }
+      if (!cell.partitioned.error && !cell.unsharded.error && String(firstIds.partitioned) !== String(firstIds.unsharded)) {
+        cell.partitioned = { ...cell.partitioned, mismatch: `first row id ${firstIds.partitioned} ≠ unsharded ${firstIds.unsharded}` };
+      }
       out.offsets.push(cell);
       const kib = (b) => `${(b / 1024).toFixed(0)}KiB`;
       log(`[deep-paging] OFFSET ${offset}: ` + [...new Set([...loopKeys, ...memKeys])].map((k) => `${k}=${cell[k].error ? 'failed' : [cell[k].ms !== undefined ? `${cell[k].ms.toFixed(1)}ms` : '', cell[k].qps !== undefined ? `${cell[k].qps.toFixed(1)}qps node ${cell[k].nodeCpuUs.toFixed(0)}µs server ${cell[k].serverCpuUs.toFixed(0)}µs` : '', cell[k].liveBytes !== undefined ? `live ${kib(cell[k].liveBytes)}` : ''].filter(Boolean).join(' ')}`).join(' | '));
@@ -221,5 +265,7 @@ export async function runDeepPaging(ctx) {
   } finally {
     await uncapped.destroy();
     await perShardDs.destroy();
+    await partitioned?.destroy();
+    await dropPartitioned(cfg).catch((e) => log(`[deep-paging] drop ${PARTITIONED_DB}: ${errorMessage(e)}`));
   }
 }

@@ -2,10 +2,11 @@ import 'reflect-metadata';
 import { appendFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Backend } from '../support/backends.js';
 import { mariadbAvailable } from '../support/mariadb.js';
 import { shapeCases } from '../support/shapes/arbitrary.js';
 import { selectedClasses } from '../support/shapes/classes.js';
-import { openShapeFixture, type ShapeFixture } from '../support/shapes/fixture.js';
+import { openShapeFixture, type ShapeFixture, type ShapeStorage } from '../support/shapes/fixture.js';
 import { failureMessage, isFailure, runCase, ShapeStats } from '../support/shapes/harness.js';
 import { havingNullCases } from '../support/shapes/having-null.js';
 import { findingsText, survey } from '../support/shapes/survey.js';
@@ -50,17 +51,20 @@ afterAll(() => {
 const backends = (process.env.SHAPES_BACKENDS ?? 'sqlite,mariadb').split(',').map((b) => b.trim());
 
 // Each backend twice: as 4 shards, and as 3 shards whose sharded tables are laid out as 3
-// tables per shard database (a table-per-shard layout, at half the runs).
-for (const [backend, layout] of [['sqlite', false], ['sqlite', true], ['mariadb', false], ['mariadb', true]] as const) {
+// tables per shard database (a table-per-shard layout, at half the runs); MariaDB a third time
+// with the facts table partitioned by the server in each of 3 shard databases (half the runs).
+const VARIANTS: readonly (readonly [Backend, ShapeStorage])[] = [['sqlite', 'table'], ['sqlite', 'tables'], ['mariadb', 'table'], ['mariadb', 'tables'], ['mariadb', 'partitions']];
+const STORAGE_TITLE: Record<ShapeStorage, string> = { table: '', tables: ' with a table-per-shard layout', partitions: ' with MySQL partitions' };
+for (const [backend, storage] of VARIANTS) {
   if (!backends.includes(backend)) continue;
   const available = backend === 'sqlite' || (await mariadbAvailable());
   const runs = process.env.SHAPES_RUNS !== undefined ? Number(process.env.SHAPES_RUNS) : DEFAULT_RUNS[backend];
-  const numRuns = layout ? Math.max(1, Math.ceil(runs / 2)) : runs;
+  const numRuns = storage !== 'table' ? Math.max(1, Math.ceil(runs / 2)) : runs;
 
-  describe.runIf(available)(`random query shapes on ${backend}${layout ? ' with a table-per-shard layout' : ''} (SHAPES_SEED=${SEED})`, () => {
+  describe.runIf(available)(`random query shapes on ${backend}${STORAGE_TITLE[storage]} (SHAPES_SEED=${SEED})`, () => {
     let sf: ShapeFixture;
     beforeAll(async () => {
-      sf = await openShapeFixture(backend, layout);
+      sf = await openShapeFixture(backend, storage);
     });
     afterAll(async () => {
       await sf?.fx.close();

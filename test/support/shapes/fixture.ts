@@ -15,17 +15,27 @@ export interface ShapeFixture {
 /** The table-per-shard layout of the layout variant: the binding tables share it. */
 export const SHAPE_LAYOUTS = { shape_facts: 3, shape_lines: 3 } as const;
 
+/** MySQL partitions of the partitions variant: the one sharded table whose every unique key holds its shard key. */
+export const SHAPE_PARTITIONS = { shape_facts: 4 } as const;
+
+/** How the sharded tables sit in each shard database: as one table, laid out as several, or partitioned by the server. */
+export type ShapeStorage = 'table' | 'tables' | 'partitions';
+
 /**
  * Opens the sources and loads the same rows into both. IN lists on the key are cut into
  * batches of 3 per statement, so that shards get several statements whose rows the merge
- * must combine as well. With `layout`, the sharded tables are laid out as 3 tables per shard
- * database (`SHAPE_LAYOUTS`), on 3 shards.
+ * must combine as well. With `tables`, the sharded tables are laid out as 3 tables per shard
+ * database (`SHAPE_LAYOUTS`), on 3 shards; with `partitions` (MySQL only), `shape_facts` is
+ * partitioned by the server in each of 3 shard databases (`SHAPE_PARTITIONS`).
  */
-export async function openShapeFixture(backend: Backend, layout = false): Promise<ShapeFixture> {
+export async function openShapeFixture(backend: Backend, storage: ShapeStorage = 'table'): Promise<ShapeFixture> {
   const { Fact, Line, Ref } = shapeEntities(backend);
-  const fx = layout
-    ? await openFixture(backend, [Fact, Line, Ref], 3, { maxInValuesPerQuery: 3, tables: SHAPE_LAYOUTS })
-    : await openFixture(backend, [Fact, Line, Ref], 4, { maxInValuesPerQuery: 3 });
+  const fx =
+    storage === 'tables'
+      ? await openFixture(backend, [Fact, Line, Ref], 3, { maxInValuesPerQuery: 3, tables: SHAPE_LAYOUTS })
+      : storage === 'partitions'
+        ? await openFixture(backend, [Fact, Line, Ref], 3, { maxInValuesPerQuery: 3, partitions: SHAPE_PARTITIONS })
+        : await openFixture(backend, [Fact, Line, Ref], 4, { maxInValuesPerQuery: 3 });
   const data = shapeData(backend);
   const load = async (ds: DataSource) => {
     await ds.getRepository(Fact).insert(data.facts);

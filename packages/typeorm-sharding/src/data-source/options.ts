@@ -151,6 +151,14 @@ export interface ShardingOptions {
    */
   readonly tables?: Readonly<Record<string, TableLayoutOption>>;
   /**
+   * MySQL/MariaDB partitions by table name, as `@Sharded({ partitions })` declares them (and in
+   * place of what the decorator says): `{ orders: 16 }` makes `orders` in every shard database
+   * `PARTITION BY KEY (shard key) PARTITIONS 16`. For partitioning that belongs to a deployment
+   * rather than to the entity's code.
+   * @default {} (the decorators' partitions)
+   */
+  readonly partitions?: Readonly<Record<string, number>>;
+  /**
    * MySQL/MariaDB: the query router's options (see docs/router.md): which node of a server —
    * primary, read replica, analytics replica — runs each statement. The router is on when a
    * server lists `replicas` or `analytics`, when TypeORM's `replication` is given, or when this

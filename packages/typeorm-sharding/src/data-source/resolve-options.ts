@@ -62,6 +62,9 @@ export function resolveShardingOptions(options: ShardingOptions = {}, widestServ
   if (options.tables !== undefined && (typeof options.tables !== 'object' || options.tables === null || Array.isArray(options.tables))) {
     throw new ShardingConfigError(`sharding.tables must be an object of table layouts by table name, e.g. { orders: 4 }; got ${JSON.stringify(options.tables)}.`);
   }
+  if (options.partitions !== undefined && (typeof options.partitions !== 'object' || options.partitions === null || Array.isArray(options.partitions))) {
+    throw new ShardingConfigError(`sharding.partitions must be an object of partition counts by table name, e.g. { orders: 16 }; got ${JSON.stringify(options.partitions)}.`);
+  }
   if (options.pageWindows !== undefined && typeof options.pageWindows !== 'boolean') {
     throw new ShardingConfigError(`sharding.pageWindows must be true or false; got ${JSON.stringify(options.pageWindows)}.`);
   }

@@ -10,7 +10,8 @@ import { ServerPool, type Mysql2Pool } from '../servers/server-pool.js';
 import type { Topology } from '../servers/topology.js';
 import type { SqlDialect } from '../parameterize/index.js';
 import type { PlanCacheStats } from '../plan/plan-cache.js';
-import { foldOf, resolveShardingRules, withLookupTables, type ShardingRules } from '../rules/index.js';
+import { foldOf, resolveKeyPartitioning, resolveShardingRules, withLookupTables, type KeyPartitioning, type ShardingRules } from '../rules/index.js';
+import { partitionTables } from './partition-tables.js';
 import { unbuiltIndexes } from '../indexes/check-built.js';
 import { buildIndexes, type BuildIndexesOptions, type IndexBuildReport } from '../indexes/build/build-indexes.js';
 import { createStateTableSql, readBuildStates, writeBuildState } from '../indexes/build/build-state.js';
@@ -74,6 +75,8 @@ export class ShardedDataSource extends DataSource {
   private targets: ShardTarget[] = [];
   private engine: ShardingEngine | undefined;
   private rules: ShardingRules | undefined;
+  /** Tables every shard database holds as MySQL partitions (`@Sharded({ partitions })`). */
+  private keyPartitioning: readonly KeyPartitioning[] = [];
   private sqliteRunner: SqliteShardingQueryRunner | undefined;
   private shardLoggers: ShardLogger[] = [];
   private globalKeys: GlobalKeys | undefined;
@@ -404,6 +407,7 @@ export class ShardedDataSource extends DataSource {
       await registerLookupTables(this, indexes);
       for (const ds of this.shardSources) await registerLookupTables(ds, indexes);
       this.rules = withLookupTables(this.rules, this.entityMetadatas, (m, p) => this.normalizedTypeOf(m, p), this.dialect, governed);
+      this.keyPartitioning = resolveKeyPartitioning(this.entityMetadatas, this.rules, this.dialect, this.shardedOptions.sharding?.partitions);
       const keys = planGlobalKeys(this.shardedOptions.sharding?.keyGenerator, this.entityMetadatas, this.dialect, (c) => String(this.driver.normalizeType(c)), (m) => this.logger.log('warn', m));
       this.targets = this.targetsOf(topology, this.shardSources);
       const logPhysical = physicalQueryLog(() => this.logger, this.shardedOptions.sharding?.logPhysicalQueries ?? false, this.shardedOptions.maxQueryExecutionTime);
@@ -465,6 +469,8 @@ export class ShardedDataSource extends DataSource {
         // The schema builder sees each physical table of a layout as an entity of its own, for the sync only.
         Object.assign(ds, { entityMetadatas: physicalMetadatas(own, layoutOf, (t, schema, database) => ds.driver.buildTableName(t, schema, database)) });
         await ds.synchronize();
+        const database = this.currentTopology?.shards[index]?.database;
+        if (this.dialect === 'mysql' && database !== undefined) await partitionTables(ds, database, this.keyPartitioning);
       } catch (cause) {
         throw new ShardConnectionError(`Schema synchronization failed on shard ${this.shardNames[index]}: ${(cause as Error).message}`, {
           shard: this.shardNames[index],

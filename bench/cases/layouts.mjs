@@ -5,19 +5,29 @@
 //   tables     one table per shard in one database (`orders_<i>`), one UNION ALL branch per table
 //   partitions one table PARTITION BY LIST on a stored bucket column (the shard index), one
 //              statement `WHERE (bucket, id) IN ((3, 11), …)`: the server prunes the partitions
+//   keyPartitions  one table PARTITION BY KEY (id), as many partitions as shards (what
+//              `@Sharded({ partitions })` builds in a shard database), one plain statement
+//              `WHERE id IN (…)`: the server prunes by the key itself
+// Then the built layout through the plugin: a ShardedDataSource of one shard database whose
+// `orders` is `sharding.partitions: { orders: 64 }`, `find(In(ids))` against TypeORM's own
+// `find` on the unsharded table.
 // And the feed page of §7 (`ORDER BY createdAt DESC, id DESC LIMIT 20` over the 16 page shards,
 // one client) under the same three layouts, when the pages are loaded: one statement per server,
 // a UNION ALL of 16 branches each `LIMIT` the plugin's cap (databases, tables), or one plain
 // statement on the partitioned table (the server merges its partitions' ordered index scans).
 // The copies are made on the server from the loaded shards (INSERT … SELECT) and dropped after.
 import mysql from 'mysql2/promise';
+import { In } from 'typeorm';
+import { ShardedDataSource } from 'typeorm-sharding';
+import { Order } from '../lib/entities.mjs';
 import { alternate, verify } from '../lib/loop.mjs';
 import { MARIADB, PLAIN_DB, shardDb } from '../lib/mariadb.mjs';
 import { groupByShard, idLists, log, runWindow } from '../lib/util.mjs';
 import { MAX_IN, WINDOW } from '../lib/setup.mjs';
 
 export const LAYOUT_DB = 'bench_layouts';
-export const LAYOUT_VARIANTS = ['unsharded', 'databases', 'tables', 'partitions'];
+export const LAYOUT_VARIANTS = ['unsharded', 'databases', 'tables', 'partitions', 'keyPartitions'];
+export const PLUGIN_PARTITIONS_DB = 'bench_orders_part';
 const COLUMNS = '`id`, `buyerId`, `amount`, `note`, `createdAt`';
 const BRANCHES = 16;
 const DDL = '`id` bigint NOT NULL, `buyerId` int NOT NULL, `amount` int NOT NULL, `note` varchar(40) NOT NULL, `createdAt` datetime NOT NULL';
@@ -31,13 +41,15 @@ const FEED_ORDER = 'ORDER BY `createdAt` DESC, `id` DESC';
 async function createPageLayouts(admin, shards) {
   const partitions = Array.from({ length: shards }, (_, i) => `PARTITION p${i} VALUES IN (${i})`).join(', ');
   await admin.query(`CREATE TABLE \`${LAYOUT_DB}\`.\`pages_part\` (${PAGE_DDL}, \`bucket\` smallint NOT NULL, PRIMARY KEY (\`id\`, \`bucket\`), KEY \`IDX_pages_createdAt_id\` (\`createdAt\`, \`id\`)) ENGINE=InnoDB PARTITION BY LIST (\`bucket\`) (${partitions})`);
+  await admin.query(`CREATE TABLE \`${LAYOUT_DB}\`.\`pages_key\` (${PAGE_DDL}, PRIMARY KEY (\`id\`), KEY \`IDX_pages_createdAt_id\` (\`createdAt\`, \`id\`)) ENGINE=InnoDB PARTITION BY KEY (\`id\`) PARTITIONS ${shards}`);
+  await admin.query(`INSERT INTO \`${LAYOUT_DB}\`.\`pages_key\` SELECT ${PAGE_COLUMNS} FROM \`${PLAIN_DB}\`.\`pages\``);
   for (let i = 0; i < shards; i++) {
     await admin.query(`CREATE TABLE \`${LAYOUT_DB}\`.\`pages_${i}\` LIKE \`${shardDb(i)}\`.\`pages\``);
     await admin.query(`INSERT INTO \`${LAYOUT_DB}\`.\`pages_${i}\` SELECT ${PAGE_COLUMNS} FROM \`${shardDb(i)}\`.\`pages\``);
     await admin.query(`INSERT INTO \`${LAYOUT_DB}\`.\`pages_part\` SELECT ${PAGE_COLUMNS}, ${i} FROM \`${shardDb(i)}\`.\`pages\``);
   }
   // Fresh copies have no statistics yet: without them the optimizer scans a table copy in full.
-  const tables = ['pages_part', ...Array.from({ length: shards }, (_, i) => `pages_${i}`)].map((t) => `\`${LAYOUT_DB}\`.\`${t}\``);
+  const tables = ['pages_part', 'pages_key', ...Array.from({ length: shards }, (_, i) => `pages_${i}`)].map((t) => `\`${LAYOUT_DB}\`.\`${t}\``);
   await admin.query(`ANALYZE TABLE ${tables.join(', ')}`);
 }
 
@@ -54,6 +66,8 @@ async function createLayouts(admin, shards) {
   await admin.query(`CREATE DATABASE \`${LAYOUT_DB}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci`);
   const partitions = Array.from({ length: shards }, (_, i) => `PARTITION p${i} VALUES IN (${i})`).join(', ');
   await admin.query(`CREATE TABLE \`${LAYOUT_DB}\`.\`orders_part\` (${DDL}, \`bucket\` smallint NOT NULL, PRIMARY KEY (\`id\`, \`bucket\`)) ENGINE=InnoDB PARTITION BY LIST (\`bucket\`) (${partitions})`);
+  await admin.query(`CREATE TABLE \`${LAYOUT_DB}\`.\`orders_key\` (${DDL}, PRIMARY KEY (\`id\`)) ENGINE=InnoDB PARTITION BY KEY (\`id\`) PARTITIONS ${shards}`);
+  await admin.query(`INSERT INTO \`${LAYOUT_DB}\`.\`orders_key\` SELECT ${COLUMNS} FROM \`${PLAIN_DB}\`.\`orders\``);
   for (let i = 0; i < shards; i++) {
     await admin.query(`CREATE TABLE \`${LAYOUT_DB}\`.\`orders_${i}\` (${DDL}, PRIMARY KEY (\`id\`)) ENGINE=InnoDB`);
     await admin.query(`INSERT INTO \`${LAYOUT_DB}\`.\`orders_${i}\` SELECT ${COLUMNS} FROM \`${shardDb(i)}\`.\`orders\``);
@@ -92,6 +106,7 @@ export async function runLayouts(ctx, { sizes, concurrency, admin }) {
     // (bucket, id) pairs: the server prunes to the buckets' partitions and looks each id up in its
     // own one (`PARTITION (…) WHERE id IN (…)` looks every id up in every partition named).
     partitions: (ids) => pool.query(`SELECT ${COLUMNS} FROM \`${LAYOUT_DB}\`.\`orders_part\` FORCE INDEX (PRIMARY) WHERE (\`bucket\`, \`id\`) IN (?)`, [ids.map((id) => [shardIndexOf(id), id])]).then((r) => r[0]),
+    keyPartitions: (ids) => pool.query(`SELECT ${COLUMNS} FROM \`${LAYOUT_DB}\`.\`orders_key\` WHERE \`id\` IN (?)`, [ids]).then((r) => r[0]),
   };
   const cells = [];
   const pageShards = ctx.ds16?.shardNames.length;
@@ -104,6 +119,7 @@ export async function runLayouts(ctx, { sizes, concurrency, admin }) {
         databases: feed(feedUnion(pageShards, (i) => `\`${shardDb(i)}\`.\`pages\``)),
         tables: feed(feedUnion(pageShards, (i) => `\`${LAYOUT_DB}\`.\`pages_${i}\``)),
         partitions: feed(`SELECT ${PAGE_COLUMNS} FROM \`${LAYOUT_DB}\`.\`pages_part\` ${FEED_ORDER} LIMIT ${PAGE}`),
+        keyPartitions: feed(`SELECT ${PAGE_COLUMNS} FROM \`${LAYOUT_DB}\`.\`pages_key\` ${FEED_ORDER} LIMIT ${PAGE}`),
       };
       const want = (await ops.unsharded()).map((r) => String(r.id)).join(',');
       const variants = LAYOUT_VARIANTS.map((key) => ({ key, op: ops[key] }));
@@ -138,5 +154,53 @@ export async function runLayouts(ctx, { sizes, concurrency, admin }) {
     await pool.end();
     if (!cfg.keep) await admin.query(`DROP DATABASE IF EXISTS \`${LAYOUT_DB}\``);
   }
-  return { cells };
+  const plugin = await pluginOverPartitions(ctx, { sizes, concurrency, admin, partitions: shards });
+  return { cells, plugin, partitions: shards };
+}
+
+/**
+ * The built layout through the plugin: one shard database whose `orders` is partitioned by the
+ * server (`sharding.partitions`, synchronize partitions it, the rows copied from the unsharded
+ * table), `find({ where: { id: In(ids) } })` against the same `find` on the unsharded table.
+ */
+async function pluginOverPartitions(ctx, { sizes, concurrency, admin, partitions }) {
+  const { cfg, totalOrders, plain } = ctx;
+  await admin.query(`DROP DATABASE IF EXISTS \`${PLUGIN_PARTITIONS_DB}\``);
+  await admin.query(`CREATE DATABASE \`${PLUGIN_PARTITIONS_DB}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci`);
+  const ds = new ShardedDataSource({
+    type: 'mariadb', host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: MARIADB.password,
+    entities: [Order], synchronize: true, poolSize: cfg.serverPoolSize,
+    shards: [{ name: 'p0', database: PLUGIN_PARTITIONS_DB }],
+    sharding: { partitions: { orders: partitions }, concurrency: WINDOW, maxInValuesPerQuery: MAX_IN },
+  });
+  const cells = [];
+  try {
+    await ds.initialize();
+    await admin.query(`INSERT INTO \`${PLUGIN_PARTITIONS_DB}\`.\`orders\` SELECT ${COLUMNS} FROM \`${PLAIN_DB}\`.\`orders\``);
+    await admin.query(`ANALYZE TABLE \`${PLUGIN_PARTITIONS_DB}\`.\`orders\``);
+    const find = (source) => (ids) => source.getRepository(Order).find({ where: { id: In(ids) } });
+    for (const n of sizes) {
+      const lists = idLists(n, 256, totalOrders, 5000 + n);
+      const variants = [
+        { key: 'plugin', op: (i) => find(ds)(lists[i % lists.length]) },
+        { key: 'unsharded', op: (i) => find(plain)(lists[i % lists.length]) },
+      ];
+      const failed = {};
+      for (const v of variants) {
+        const err = await verify(v.key, v.op, n);
+        if (err) failed[v.key] = { error: err };
+      }
+      for (const c of concurrency) {
+        const live = variants.filter((v) => !failed[v.key]);
+        const res = live.length ? await alternate(live, { reps: cfg.reps, clients: c, warmupMs: cfg.warmupMs, durationMs: cfg.durationMs, minOps: cfg.warmupMs > 0 ? 10 : 1 }) : {};
+        const cell = { n, c, ...failed, ...res };
+        cells.push(cell);
+        log(`[layouts] plugin over ${partitions} partitions IN=${n} c=${c} ` + ['plugin', 'unsharded'].map((k) => `${k}=${cell[k].error ? 'failed' : cell[k].qps.toFixed(0) + 'qps'}`).join(' '));
+      }
+    }
+  } finally {
+    await ds.destroy().catch(() => undefined);
+    if (!cfg.keep) await admin.query(`DROP DATABASE IF EXISTS \`${PLUGIN_PARTITIONS_DB}\``);
+  }
+  return cells;
 }

@@ -283,12 +283,26 @@ export class ShardingEngine {
    * Streams stay open side by side while the merge reads them, each on its own connection. In a
    * transaction a server has one connection: two statements for one server cannot stream at
    * once (the second would wait for the first to end, which waits for the merge), so they are
-   * read in full instead.
+   * read in full instead; likewise outside one when a server would need more connections than
+   * its pool has.
    */
   private canStream(statements: readonly PhysicalStatement[], session: ShardSession): boolean {
-    if (!session.inTransaction) return true;
-    const servers = new Set(statements.map((s) => this.targets[s.shard]!.server));
-    return servers.size === statements.length;
+    const perServer = new Map<string, number>();
+    for (const s of statements) {
+      const server = this.targets[s.shard]!.server;
+      perServer.set(server, (perServer.get(server) ?? 0) + 1);
+    }
+    if (session.inTransaction) return perServer.size === statements.length;
+    // Outside a transaction each stream holds a connection of its own until the merge has read
+    // its first row, and the merge waits for every stream's: more streams than the server's pool
+    // has connections would wait for each other forever. With the query router the connections
+    // are a node's, taken inside the router: one stream per server there.
+    for (const s of statements) {
+      const target = this.targets[s.shard]!;
+      const limit = target.nodes ? 1 : (target.connectionLimit?.() ?? Infinity);
+      if (perServer.get(target.server)! > limit) return false;
+    }
+    return true;
   }
 
   /**

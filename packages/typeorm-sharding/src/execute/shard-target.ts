@@ -63,6 +63,12 @@ export interface ShardTarget {
    * node the router picks; the executor routes statements of a transaction through it too.
    */
   readonly nodes?: ServerNodes | undefined;
+  /**
+   * MySQL: how many connections the server's pool has. A streamed read holds one per stream
+   * until the merge has read it, so a read with more streams for one server than that is read
+   * in full instead (`ShardingEngine.canStream`).
+   */
+  connectionLimit?(): number;
 }
 
 /** How `execute` reads results. */
@@ -149,6 +155,7 @@ export function serverShardTarget(name: string, index: number, database: string,
     createRunner: (mode) => driver.createQueryRunner(mode),
     releaseRunner: (runner) => runner.release(),
     nodes,
+    connectionLimit: () => server.connectionLimit,
     execute: async (sql, parameters, mode, executeOptions) => {
       const unqualified = executeOptions?.unqualified === true;
       if (nodes) {

@@ -39,6 +39,12 @@ export class ServerPool {
     private readonly pool: () => Mysql2Pool,
   ) {}
 
+  /** Connections the server's pool opens at most (mysql2's `connectionLimit`, TypeORM's `poolSize`; mysql2's default 10). */
+  get connectionLimit(): number {
+    const limit = (this.pool() as { config?: { connectionLimit?: unknown } }).config?.connectionLimit;
+    return typeof limit === 'number' && limit > 0 ? limit : 10;
+  }
+
   /**
    * A connection of the server; with `database`, one whose default database is that one.
    * `pool`: one node's pool (a replica's, with the query router), else the server's own (the primary's).

@@ -192,7 +192,7 @@ export async function runDeepPaging(ctx) {
       }
       const loopKeys = offset === 0 ? ['sharded', 'uncapped', 'perShard', 'partitioned', 'unsharded'] : ['sharded', 'partitioned', 'unsharded'];
       // Memory of the streamed plain path beside the windows at deep offsets.
-      const memKeys = offset === 0 ? ['sharded', 'unsharded'] : ['sharded', 'uncapped', 'unsharded'];
+      const memKeys = offset === 0 ? ['sharded', 'partitioned', 'unsharded'] : ['sharded', 'uncapped', 'partitioned', 'unsharded'];
       const acc = Object.fromEntries(loopKeys.concat(memKeys).map((k) => [k, { times: [], mem: [] }]));
       const errors = {};
       const firstIds = {};

@@ -639,11 +639,11 @@ export function writeReport(R, dir) {
     L.push('');
     L.push('The same page through the plugin on one shard database whose table is `PARTITION BY KEY (id) PARTITIONS 16`: one plain statement with the page\'s own `LIMIT`/`OFFSET`; the server merges the partitions\' ordered index scans. Same alternating runs and loops as the table above.');
     L.push('');
-    L.push('| OFFSET | partitioned ms | unsharded ms | partitioned / unsharded time | partitioned qps | / unsharded throughput | Node CPU µs per page | server CPU µs per page | same first row |');
-    L.push('|---|---|---|---|---|---|---|---|---|');
+    L.push('| OFFSET | partitioned ms | unsharded ms | partitioned / unsharded time | partitioned qps | / unsharded throughput | Node CPU µs per page | server CPU µs per page | live / heap peak | same first row |');
+    L.push('|---|---|---|---|---|---|---|---|---|---|');
     for (const o of D.offsets) {
       const p = o.partitioned ?? { error: 'not run' };
-      L.push(`| ${n0(o.offset)} | ${cellText(p, (r) => ms(r.ms))} | ${cellText(o.unsharded, (r) => ms(r.ms))} | ${x2(p.ms / o.unsharded?.ms)} | ${cellText(p, (r) => f1(r.qps))} | ${cellText(p, (r) => f2(r.qps / o.unsharded?.qps))} | ${cellText(p, (r) => n0(r.nodeCpuUs))} | ${cellText(p, (r) => n0(r.serverCpuUs))} | ${p.error || o.unsharded?.error ? '—' : p.mismatch ? `❌ ${p.mismatch}` : '✅'} |`);
+      L.push(`| ${n0(o.offset)} | ${cellText(p, (r) => ms(r.ms))} | ${cellText(o.unsharded, (r) => ms(r.ms))} | ${x2(p.ms / o.unsharded?.ms)} | ${cellText(p, (r) => f1(r.qps))} | ${cellText(p, (r) => f2(r.qps / o.unsharded?.qps))} | ${cellText(p, (r) => n0(r.nodeCpuUs))} | ${cellText(p, (r) => n0(r.serverCpuUs))} | ${cellText(p, (r) => (r.liveBytes !== undefined ? `${mib(r.liveBytes)} / ${mib(r.peakBytes)}` : '—'))} | ${p.error || o.unsharded?.error ? '—' : p.mismatch ? `❌ ${p.mismatch}` : '✅'} |`);
     }
   }
   if (D?.error) L.push(`\nfailed: ${D.error}`);

@@ -46,15 +46,19 @@ async function* streamOne(statement: PhysicalStatement, targets: readonly ShardT
   const unqualified = target.database !== undefined && statement.qualified !== true;
   if (target.nodes && !session.inTransaction) {
     // The query router picks the node, and retries elsewhere a stream that failed before its first row.
+    let settled = false;
     try {
       for await (const row of target.nodes.rows(statement.sql, statement.parameters, unqualified ? target.database : undefined, statement.route ?? ON_PRIMARY, session.mode, (p) => void (node = p))) {
         rows++;
         yield row;
       }
     } catch (cause) {
+      settled = true;
       throw await fail(cause);
+    } finally {
+      // Also when the consumer stopped early (the router drains the rest): the rows it was handed.
+      if (!settled) report();
     }
-    report();
     return;
   }
   const routed = target.nodes?.routeInTransaction(statement.route ?? ON_PRIMARY, session.beginSql);
@@ -81,11 +85,19 @@ async function* streamOne(statement: PhysicalStatement, targets: readonly ShardT
       if (ended || !stream) {
         await session.done(target, r);
       } else {
-        // Stopped early by the consumer: drain the rest, then release.
+        // Stopped early by the consumer: drain the rest, then release. The statement is reported
+        // once drained (after the logical read has returned), with every row the shard sent.
         if (routed) target.nodes!.complete(routed, {});
         const s = stream;
-        s.on('error', () => void session.done(target, r));
-        s.on('end', () => void session.done(target, r));
+        s.on('data', () => void rows++);
+        s.on('error', (error) => {
+          report(error);
+          void session.done(target, r);
+        });
+        s.on('end', () => {
+          report();
+          void session.done(target, r);
+        });
         s.resume();
       }
     }

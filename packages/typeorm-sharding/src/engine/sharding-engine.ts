@@ -8,7 +8,6 @@ import { shardsHolding } from '../execute/shards-holding.js';
 import { streamStatements } from '../execute/stream-statements.js';
 import { buildMerge, cappedInputsProven, collectRows, concatBuffered, createRowComparator, type MergeSpec, type Row, type SortKey } from '../merge/index.js';
 import { locatePage } from '../merge/locate-page.js';
-import { streamWindowPage } from '../merge/stream-window-page.js';
 import { ParameterizeCache, type ParameterizedSql, type SqlDialect } from '../parameterize/index.js';
 import { analyze } from '../plan/analyze.js';
 import { PlanCache, type PlanCacheStats } from '../plan/plan-cache.js';
@@ -230,16 +229,8 @@ export class ShardingEngine {
         return (await executeStatements([read.statement], this.targets, session, this.executor))[0]!;
       case 'merged': {
         if (read.window) {
-          const compare = createRowComparator(orderOf(read.merge));
-          if (this.dialect === 'mysql' && this.canStream(read.statements, session)) {
-            // The windows streamed: the page is cut as they arrive, holding the page's rows only.
-            const page = await streamWindowPage(streamStatements(read.statements, this.targets, session, this.executor), read.window.shape, compare);
-            if (page.kind === 'unproven') return this.read(read.window.fallback, session);
-            const merge: MergeSpec = { ...read.merge, limit: { offset: 0, count: read.window.shape.count } };
-            return rowsResult(await collectRows(buildMerge(merge, [arrayStream(page.rows)])));
-          }
           const windows = await executeStatements(read.statements, this.targets, session, this.executor);
-          const located = locatePage(windows.map((r) => (r.records ?? []) as Row[]), read.window.shape, compare);
+          const located = locatePage(windows.map((r) => (r.records ?? []) as Row[]), read.window.shape, createRowComparator(orderOf(read.merge)));
           if (located.kind === 'unproven') return this.read(read.window.fallback, session);
           const merge: MergeSpec = { ...read.merge, limit: { offset: located.skip, count: read.window.shape.count } };
           return rowsResult(await collectRows(buildMerge(merge, located.inputs.map(arrayStream))));

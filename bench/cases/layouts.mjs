@@ -137,18 +137,7 @@ export async function runLayouts(ctx, { sizes, concurrency, admin }) {
     for (const n of sizes) {
       const lists = idLists(n, 256, totalOrders, 3000 + n);
       const variants = LAYOUT_VARIANTS.map((key) => ({ key, op: (i) => ops[key](lists[i % lists.length]) }));
-      const failed = {};
-      for (const v of variants) {
-        const err = await verify(v.key, v.op, n);
-        if (err) failed[v.key] = { error: err };
-      }
-      for (const c of concurrency) {
-        const live = variants.filter((v) => !failed[v.key]);
-        const res = live.length ? await alternate(live, { reps: cfg.reps, clients: c, warmupMs: cfg.warmupMs, durationMs: cfg.durationMs, minOps: cfg.warmupMs > 0 ? 10 : 1 }) : {};
-        const cell = { n, c, ...failed, ...res };
-        cells.push(cell);
-        log(`[layouts] IN=${n} c=${c} ` + LAYOUT_VARIANTS.map((k) => `${k}=${cell[k].error ? 'failed' : cell[k].qps.toFixed(0) + 'qps'}`).join(' '));
-      }
+      cells.push(...(await measuredCells(cfg, variants, n, concurrency, `[layouts] IN=${n}`)));
     }
   } finally {
     await pool.end();
@@ -185,22 +174,32 @@ async function pluginOverPartitions(ctx, { sizes, concurrency, admin, partitions
         { key: 'plugin', op: (i) => find(ds)(lists[i % lists.length]) },
         { key: 'unsharded', op: (i) => find(plain)(lists[i % lists.length]) },
       ];
-      const failed = {};
-      for (const v of variants) {
-        const err = await verify(v.key, v.op, n);
-        if (err) failed[v.key] = { error: err };
-      }
-      for (const c of concurrency) {
-        const live = variants.filter((v) => !failed[v.key]);
-        const res = live.length ? await alternate(live, { reps: cfg.reps, clients: c, warmupMs: cfg.warmupMs, durationMs: cfg.durationMs, minOps: cfg.warmupMs > 0 ? 10 : 1 }) : {};
-        const cell = { n, c, ...failed, ...res };
-        cells.push(cell);
-        log(`[layouts] plugin over ${partitions} partitions IN=${n} c=${c} ` + ['plugin', 'unsharded'].map((k) => `${k}=${cell[k].error ? 'failed' : cell[k].qps.toFixed(0) + 'qps'}`).join(' '));
-      }
+      cells.push(...(await measuredCells(cfg, variants, n, concurrency, `[layouts] plugin over ${partitions} partitions IN=${n}`)));
     }
   } finally {
     await ds.destroy().catch(() => undefined);
     if (!cfg.keep) await admin.query(`DROP DATABASE IF EXISTS \`${PLUGIN_PARTITIONS_DB}\``);
+  }
+  return cells;
+}
+
+/**
+ * Each variant checked to return `n` rows, then measured side by side at every client count;
+ * a variant that failed its check is reported with its error.
+ */
+async function measuredCells(cfg, variants, n, concurrency, label) {
+  const failed = {};
+  for (const v of variants) {
+    const err = await verify(v.key, v.op, n);
+    if (err) failed[v.key] = { error: err };
+  }
+  const cells = [];
+  for (const c of concurrency) {
+    const live = variants.filter((v) => !failed[v.key]);
+    const res = live.length ? await alternate(live, { reps: cfg.reps, clients: c, warmupMs: cfg.warmupMs, durationMs: cfg.durationMs, minOps: cfg.warmupMs > 0 ? 10 : 1 }) : {};
+    const cell = { n, c, ...failed, ...res };
+    cells.push(cell);
+    log(`${label} c=${c} ` + variants.map((v) => `${v.key}=${cell[v.key].error ? 'failed' : cell[v.key].qps.toFixed(0) + 'qps'}`).join(' '));
   }
   return cells;
 }

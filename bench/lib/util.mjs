@@ -179,3 +179,34 @@ export function nodeCpuSeconds() {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
 }
+
+/** Bytes the database server has written to storage so far (/proc/<pid>/io), or NaN. */
+function serverWriteBytes() {
+  const pid = findServerPid();
+  if (!pid) return NaN;
+  try {
+    const m = /^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+    return m ? Number(m[1]) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Waits until the database server is idle — two 1-second windows in a row with under 5 % of a
+ * core and under 1 MiB written — or `maxMs` has passed, and says what it saw: the background
+ * work earlier sections leave (purging, dropping databases, flushing) otherwise lands on the
+ * next section's measurement. Returns the seconds waited; at once when the server is not local.
+ */
+export async function settleServer(maxMs) {
+  if (!findServerPid()) return 0;
+  const started = Date.now();
+  let quiet = 0;
+  while (quiet < 2 && Date.now() - started < maxMs) {
+    const [cpu, written] = [serverCpuSeconds(), serverWriteBytes()];
+    await sleep(1000);
+    const busy = serverCpuSeconds() - cpu > 0.05 || serverWriteBytes() - written > 2 ** 20;
+    quiet = busy ? 0 : quiet + 1;
+  }
+  return (Date.now() - started) / 1000;
+}

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Column, Entity, In, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique, type DataSource } from 'typeorm';
 import { Sharded, ShardedDataSource, ShardingConfigError, ShardKey } from '../packages/typeorm-sharding/src/index.js';
 import { openFixture, type Fixture } from './support/backends.js';
-import { mariadbAvailable } from './support/mariadb.js';
+import { MARIADB, mariadbAvailable } from './support/mariadb.js';
 
 // `@Sharded({ partitions })` on real MariaDB: synchronize partitions the table of every shard
 // database by KEY on the shard key (and leaves it alone when it already is), reads give what
@@ -66,6 +66,12 @@ describe.runIf(available)('@Sharded({ partitions }) on MariaDB', () => {
     await fx.sharded.synchronize();
     expect(statements.filter((s) => /PARTITION BY/i.test(s))).toHaveLength(1);
     expect(await partitioningOf(s0, 'kp_posts')).toBe('KEY `id` ×4');
+    // A column the entity does not have: TypeORM's sync drops it with its own ALTER, which keeps the partitions.
+    await s0.query('ALTER TABLE kp_posts ADD COLUMN stray int NULL');
+    await fx.sharded.synchronize();
+    expect(statements.some((s) => /ALTER TABLE .*kp_posts.* DROP COLUMN .*stray/i.test(s))).toBe(true);
+    expect(await partitioningOf(s0, 'kp_posts')).toBe('KEY `id` ×4');
+    expect(statements.filter((s) => /PARTITION BY/i.test(s))).toHaveLength(1);
     // Re-partitioning kept every row.
     expect(await fx.sharded.getRepository(Post).count()).toBe(posts.length);
   });
@@ -149,7 +155,7 @@ class LaidOut {
 
 /** initialize() of an in-memory SQLite or a MariaDB source (never reaching a query) and its error. */
 async function initError(entities: Function[], type: 'better-sqlite3' | 'mariadb', sharding: Record<string, unknown> = {}): Promise<unknown> {
-  const shards = type === 'better-sqlite3' ? [{ name: 'a', database: ':memory:' }, { name: 'b', database: ':memory:' }] : [{ name: 'a', host: '127.0.0.1', port: 3306, username: 'root', password: '', database: 'test' }];
+  const shards = type === 'better-sqlite3' ? [{ name: 'a', database: ':memory:' }, { name: 'b', database: ':memory:' }] : [{ name: 'a', host: MARIADB.host, port: MARIADB.port, username: MARIADB.user, password: MARIADB.password, database: 'test' }];
   const ds = new ShardedDataSource({ type, entities, shards, sharding } as never);
   return ds.initialize().then(
     async () => {

@@ -9,11 +9,8 @@ const quote = (name: string) => `\`${name.replace(/`/g, '``')}\``;
  * (TypeORM neither creates nor sees partitions, and keeps them through its own ALTERs). A table
  * partitioned some other way is partitioned again as declared: `synchronize` makes the schema
  * what the entities say. The ALTER rebuilds the table and keeps its rows.
- *
- * Returns the tables it altered.
  */
-export async function partitionTables(ds: DataSource, database: string, layouts: readonly KeyPartitioning[]): Promise<string[]> {
-  const altered: string[] = [];
+export async function partitionTables(ds: DataSource, database: string, layouts: readonly KeyPartitioning[]): Promise<void> {
   for (const layout of layouts) {
     const found = (await ds.query(
       'SELECT `PARTITION_METHOD` AS `method`, `PARTITION_EXPRESSION` AS `expression`, COUNT(*) AS `n` FROM `information_schema`.`PARTITIONS` WHERE `TABLE_SCHEMA` = ? AND `TABLE_NAME` = ? GROUP BY `PARTITION_METHOD`, `PARTITION_EXPRESSION`',
@@ -21,9 +18,7 @@ export async function partitionTables(ds: DataSource, database: string, layouts:
     )) as { method: string | null; expression: string | null; n: number | string }[];
     if (isPartitionedAs(found, layout)) continue;
     await ds.query(`ALTER TABLE ${quote(database)}.${quote(layout.tableName)} PARTITION BY KEY (${quote(layout.column)}) PARTITIONS ${layout.count}`);
-    altered.push(layout.tableName);
   }
-  return altered;
 }
 
 /** information_schema's rows say `KEY` over exactly the shard-key column, `count` partitions. */

@@ -287,13 +287,13 @@ export class ShardingEngine {
    * its pool has.
    */
   private canStream(statements: readonly PhysicalStatement[], session: ShardSession): boolean {
+    // A stream reads values as the driver types them, not as the server's text.
+    if (statements.some((s) => s.serverText === true)) return false;
     const perServer = new Map<string, number>();
     for (const s of statements) {
       const server = this.targets[s.shard]!.server;
       perServer.set(server, (perServer.get(server) ?? 0) + 1);
     }
-    // A stream reads values as the driver types them, not as the server's text.
-    if (statements.some((s) => s.serverText === true)) return false;
     if (session.inTransaction) return perServer.size === statements.length;
     // Outside a transaction each stream holds a connection of its own until the merge has read
     // its first row, and the merge waits for every stream's: more streams than the server's pool

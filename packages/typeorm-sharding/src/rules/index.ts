@@ -4,4 +4,4 @@ export { lookupTableName, REFS_COLUMN, type GlobalIndex } from './global-index.j
 export { Colocation, type ColumnPair, type ColocatedLink } from './colocation.js';
 export { conflictProblem, type ConflictHandling } from './conflict-target.js';
 export { partitionCountOf, partitionOf, placeOf, type PartitionPlace } from './partition.js';
-export { resolveKeyPartitioning, MAX_PARTITIONS, type KeyPartitioning } from './key-partitioning.js';
+export { resolveKeyPartitioning, type KeyPartitioning } from './key-partitioning.js';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Column, Entity, In, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique, type DataSource } from 'typeorm';
-import { Sharded, ShardedDataSource, ShardingConfigError, ShardKey } from '../packages/typeorm-sharding/src/index.js';
+import { Sharded, ShardedDataSource, ShardingConfigError, ShardKey, UnreadableStatementError } from '../packages/typeorm-sharding/src/index.js';
 import { openFixture, type Fixture } from './support/backends.js';
 import { MARIADB, mariadbAvailable } from './support/mariadb.js';
 
@@ -86,6 +86,11 @@ describe.runIf(available)('@Sharded({ partitions }) on MariaDB', () => {
       (ds) => ds.query('SELECT tenant, COUNT(*) AS n, MAX(createdAt) AS latest FROM kp_posts GROUP BY tenant ORDER BY tenant'),
     ];
     for (const call of calls) expect(await call(fx.sharded)).toEqual(await call(fx.plain));
+  });
+
+  it('refuses a statement that names partitions, and runs partition DDL on every shard database', async () => {
+    await expect(fx.sharded.query('SELECT * FROM kp_posts PARTITION (p0)')).rejects.toBeInstanceOf(UnreadableStatementError);
+    expect(fx.sharded.explain('ALTER TABLE kp_posts ANALYZE PARTITION p0', []).map((s) => s.shard)).toEqual(['s0', 's1', 's2']);
   });
 
   it('a page over every shard is one statement per server, each branch a plain ordered read', async () => {
